@@ -1,0 +1,186 @@
+"""The command line: thin wrappers over loading, the engine and the writers."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from auditor import __version__
+from auditor.engine import run_audit
+from auditor.i18n import LANGS
+from auditor.loading import BundleError, load_bundle
+from auditor.progress import Progress
+from auditor.report.outputs import build_summary, failing, write_summary, write_violations
+from auditor.rules import REGISTRY, UnknownRule, get_rule, select_rules
+from auditor.ruleset import DEFAULT_RULESET, RulesetError, load_ruleset
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Compliance auditor for casino table games under Andorra's Decret 455/2025.",
+)
+FORMATS = ("html", "jsonl", "junit")
+FAIL_ON = ("critical", "major", "minor", "never")
+
+
+def fail(message: str) -> typer.Exit:
+    typer.echo(f"auditor: error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _choice(value: str, options: tuple[str, ...], option: str) -> str:
+    value = value.strip().lower()
+    if value not in options:
+        raise fail(f"{option} must be one of {', '.join(options)}, not {value!r}")
+    return value
+
+
+def _formats(value: str) -> list[str]:
+    chosen = [v.strip().lower() for v in value.split(",") if v.strip()]
+    unknown = [v for v in chosen if v not in FORMATS]
+    if unknown:
+        raise fail(f"--format: unknown format(s) {', '.join(unknown)} (choose among {', '.join(FORMATS)})")
+    return chosen
+
+
+@app.command()
+def audit(
+    bundle: Annotated[Path, typer.Argument(help="The bundle directory.")],
+    ruleset: Annotated[str, typer.Option(help="Ruleset name (in rulesets/) or TOML file.")] = DEFAULT_RULESET,
+    out: Annotated[Path | None, typer.Option(help="Output directory [default: reports/<bundle name>/].")] = None,
+    format: Annotated[str, typer.Option("--format", help="Comma-separated: html, jsonl, junit.")] = "html,jsonl",
+    select: Annotated[list[str] | None, typer.Option(help="Only these codes or prefixes (CDF, CDF10, LOG001).")] = None,
+    ignore: Annotated[list[str] | None, typer.Option(help="Skip these codes or prefixes.")] = None,
+    fail_on: Annotated[str, typer.Option(help="critical, major, minor or never.")] = "major",
+    lang: Annotated[str, typer.Option(help="Language of messages and report: ca or en.")] = "ca",
+    progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Progress on stderr [default: when a terminal].")] = None,
+) -> None:
+    """Audit a bundle: write violations.jsonl, summary.json and report.html; exit 1 on findings."""
+    formats = _formats(format)
+    fail_on = _choice(fail_on, FAIL_ON, "--fail-on")
+    lang = _choice(lang, LANGS, "--lang")
+    try:
+        rules = select_rules(select, ignore)
+        rs = load_ruleset(ruleset)
+    except (UnknownRule, RulesetError) as exc:
+        raise fail(str(exc)) from None
+    tick = Progress(progress)
+    try:
+        loaded = load_bundle(bundle, progress=tick)
+    except BundleError as exc:
+        raise fail(str(exc)) from None
+    result = run_audit(loaded, rs, rules, lang=lang, progress=tick)
+    target = out or Path("reports") / loaded.name
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise fail(f"cannot write to {target}: {exc}") from None
+    tick("writing outputs")
+    summary = build_summary(result, fail_on)
+    write_summary(summary, target / "summary.json")
+    if "jsonl" in formats:
+        write_violations(result.findings, target / "violations.jsonl")
+    if "junit" in formats:
+        from auditor.report.junit import write_junit
+
+        write_junit(result, target / "junit.xml")
+    if "html" in formats:
+        from auditor.report.html import write_html
+
+        write_html(result, summary, target / "report.html", lang=lang)
+    tick.done()
+    n_fail = failing(result.findings, fail_on)
+    totals = summary["totals"]
+    typer.echo(
+        f"{loaded.name}: {len(result.findings)} finding(s), {n_fail} at or above {fail_on}; "
+        f"rows read {totals['rows_read']}, audited {totals['rows_audited']}, quarantined {totals['rows_quarantined']}; "
+        f"outputs in {target}"
+    )
+    raise typer.Exit(1 if n_fail else 0)
+
+
+@app.command()
+def validate(
+    bundle: Annotated[Path, typer.Argument(help="The bundle directory.")],
+    show: Annotated[int, typer.Option(help="Print at most this many findings.")] = 200,
+    fail_on: Annotated[str, typer.Option(help="critical, major, minor or never.")] = "major",
+    lang: Annotated[str, typer.Option(help="ca or en.")] = "en",
+) -> None:
+    """Check a bundle against the log format only (LOG001–LOG005); exit 1 when it breaks it."""
+    fail_on = _choice(fail_on, FAIL_ON, "--fail-on")
+    lang = _choice(lang, LANGS, "--lang")
+    tick = Progress()
+    try:
+        loaded = load_bundle(bundle, progress=tick)
+    except BundleError as exc:
+        raise fail(str(exc)) from None
+    result = run_audit(loaded, load_ruleset(DEFAULT_RULESET), select_rules("LOG"), lang=lang, progress=tick)
+    tick.done()
+    for f in loaded.files:
+        status = f"  ERROR {f.error}" if f.error else ""
+        typer.echo(f"{f.name}: read {f.rows_read}, audited {f.rows_audited}, quarantined {f.rows_quarantined}{status}")
+    findings = result.findings
+    for row in findings.head(show).itertuples(index=False):
+        typer.echo(f"{row.source or '-'}: {row.rule} {row.message}")
+    if len(findings) > show:
+        typer.echo(f"... and {len(findings) - show} more")
+    n_fail = failing(findings, fail_on)
+    typer.echo(f"{len(findings)} finding(s), {n_fail} at or above {fail_on}")
+    raise typer.Exit(1 if n_fail else 0)
+
+
+@app.command("rules")
+def list_rules(
+    as_json: Annotated[bool, typer.Option("--json", help="A JSON list for machines.")] = False,
+) -> None:
+    """List every rule: code, name, severity, game, citation."""
+    if as_json:
+        typer.echo(json.dumps([r.as_dict() for r in REGISTRY.values()], ensure_ascii=False, indent=2))
+        return
+    for r in REGISTRY.values():
+        typer.echo(f"{r.code}  {r.severity:<8}  {r.game:<16}  {r.name:<28}  {r.citation}")
+
+
+@app.command()
+def explain(
+    code: Annotated[str, typer.Argument(help="A rule code, e.g. CDF101.")],
+    ruleset: Annotated[str, typer.Option(help="Ruleset name or file.")] = DEFAULT_RULESET,
+) -> None:
+    """Print a rule, the parameters it reads and the regulation text it enforces."""
+    from auditor.regulation import article_text
+
+    try:
+        rule = get_rule(code)
+        rs = load_ruleset(ruleset)
+    except (UnknownRule, RulesetError) as exc:
+        raise fail(str(exc)) from None
+    typer.echo(f"{rule.code} {rule.name} ({rule.severity}, {rule.game})")
+    typer.echo(f"Cites: {rule.citation} — {rule.citation.quote}\n")
+    typer.echo(rule.doc + "\n")
+    if rule.parameters:
+        typer.echo(f"Parameters (ruleset {rs.id} {rs.version}):")
+        for name in rule.parameters:
+            p = rs.param(name)
+            values = ", ".join(f"{since}: {value}" for since, value in p.values)
+            typer.echo(f"  {name} = {values}\n    {p.description} [{p.reference}]" + (f"\n    note: {p.note}" if p.note else ""))
+        typer.echo("")
+    text = article_text(rule.citation)
+    if text:
+        typer.echo("Regulation text:\n" + text)
+
+
+@app.command()
+def version() -> None:
+    """Print the auditor's version."""
+    typer.echo(__version__)
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)

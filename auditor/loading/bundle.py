@@ -1,0 +1,333 @@
+"""A bundle on disk to typed frames, with every row accounted for.
+
+Rows that break the format are quarantined (LOG001), later occurrences of an id are quarantined
+(LOG002); both are kept in `Bundle.quarantine` so the outputs can name them and count them.
+For every file: rows read = rows audited + rows quarantined.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from auditor.loading.coerce import as_text, coerce, finalize_dtypes
+from auditor.loading.readers import RawTable, UnreadableFile, file_format, read_raw
+from auditor.schema import SETTLED_VIA_PARENT, TABLES, Table
+
+SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
+QUARANTINE_COLUMNS = ["rule", "table", "file", "line", "column", "reason", "value", "table_id", "round_id", "item_id"]
+
+Progress = Callable[[str], None]
+
+
+class BundleError(Exception):
+    """The bundle cannot be audited at all (missing, not a directory)."""
+
+
+@dataclass
+class SourceFile:
+    name: str
+    table: str
+    sha256: str
+    rows_read: int = 0
+    rows_quarantined: int = 0
+    error: str | None = None
+
+    @property
+    def rows_audited(self) -> int:
+        return self.rows_read - self.rows_quarantined
+
+
+@dataclass
+class Bundle:
+    path: Path
+    files: list[SourceFile]
+    frames: dict[str, pd.DataFrame]
+    quarantine: pd.DataFrame
+    ids_seen: dict[str, pd.Index]
+    manifest: dict[str, object] | None = None
+    manifest_error: str | None = None
+    ignored: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.path.resolve().name
+
+    def frame(self, table: str) -> pd.DataFrame | None:
+        return self.frames.get(table)
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def discover(path: Path) -> tuple[dict[str, list[Path]], list[str]]:
+    """Files of each table in a stable order, and the names of files that are not part of the format."""
+    found: dict[str, list[Path]] = {}
+    ignored: list[str] = []
+    for entry in sorted(path.iterdir(), key=lambda p: p.name):
+        if entry.name == "manifest.json" or entry.name.startswith("."):
+            continue
+        table = None
+        if entry.is_dir():
+            if entry.name in TABLES:
+                parts = sorted(p for p in entry.rglob("*.parquet") if p.is_file())
+                found.setdefault(entry.name, []).extend(parts)
+                continue
+        else:
+            for suffix in SUFFIXES:
+                if entry.name.endswith(suffix) and entry.name[: -len(suffix)] in TABLES:
+                    table = entry.name[: -len(suffix)]
+                    break
+        if table is None:
+            ignored.append(entry.name + ("/" if entry.is_dir() else ""))
+            continue
+        found.setdefault(table, []).append(entry)
+    return found, ignored
+
+
+def _quarantine_rows(
+    table: Table, file: str, raw: RawTable, typed_ids: pd.DataFrame, errors: list, line_errors: list
+) -> pd.DataFrame:
+    parts: list[pd.DataFrame] = []
+    for err in errors:
+        parts.append(
+            pd.DataFrame(
+                {
+                    "pos": err.positions,
+                    "column": err.column,
+                    "reason": err.reason,
+                    "value": as_text(err.values).fillna("").to_numpy(dtype=object),
+                }
+            )
+        )
+    rows = pd.DataFrame(columns=["pos", "column", "reason", "value"])
+    if parts:
+        cells = pd.concat(parts, ignore_index=True).sort_values(["pos"], kind="stable")
+        detail = cells["column"] + ": " + cells["reason"] + np.where(cells["value"] != "", " (" + cells["value"].str.slice(0, 60) + ")", "")
+        cells = cells.assign(detail=detail)
+        rows = cells.groupby("pos", sort=True).agg(
+            column=("column", "first"), reason=("detail", "; ".join), value=("value", "first")
+        ).reset_index()
+    out = pd.DataFrame(
+        {
+            "rule": "LOG001",
+            "table": table.name,
+            "file": file,
+            "line": raw.lines[rows["pos"].to_numpy(dtype=np.int64)] if len(rows) else np.array([], dtype=np.int64),
+            "column": rows["column"].to_numpy(dtype=object),
+            "reason": rows["reason"].to_numpy(dtype=object),
+            "value": rows["value"].to_numpy(dtype=object),
+        }
+    )
+    if len(rows):
+        pos = rows["pos"].to_numpy(dtype=np.int64)
+        out["table_id"] = typed_ids["table_id"].iloc[pos].to_numpy(dtype=object) if "table_id" in typed_ids else None
+        out["round_id"] = typed_ids["round_id"].iloc[pos].to_numpy(dtype=object) if "round_id" in typed_ids else None
+        out["item_id"] = None
+    line_rows = pd.DataFrame(
+        {
+            "rule": "LOG001",
+            "table": table.name,
+            "file": file,
+            "line": [e.line for e in line_errors],
+            "column": None,
+            "reason": [e.reason for e in line_errors],
+            "value": [e.text for e in line_errors],
+            "table_id": None,
+            "round_id": None,
+            "item_id": None,
+        }
+    )
+    return pd.concat([df for df in (out, line_rows) if len(df)], ignore_index=True) if (len(out) or len(line_rows)) else out
+
+
+def _raw_ids(table: Table, raw: pd.DataFrame) -> pd.DataFrame:
+    ids = pd.DataFrame(index=raw.index)
+    if "table_id" in raw.columns:
+        ids["table_id"] = as_text(raw["table_id"]).to_numpy(dtype=object)
+    if table.id_column and table.id_column in raw.columns:
+        ids["round_id"] = as_text(raw[table.id_column]).to_numpy(dtype=object)
+    return ids
+
+
+def _load_file(table: Table, path: Path, name: str) -> tuple[SourceFile, pd.DataFrame, pd.DataFrame, pd.Series]:
+    """One file: (its record, clean typed rows, quarantine rows, every id it names)."""
+    source = SourceFile(name=name, table=table.name, sha256=sha256_of(path))
+    empty_ids = pd.Series([], dtype=object)
+    try:
+        raw = read_raw(path)
+    except UnreadableFile as exc:
+        source.error = str(exc)
+        return source, pd.DataFrame(), _unreadable(table, name, str(exc)), empty_ids
+    source.rows_read = raw.rows_read
+    missing = [c.name for c in table.columns if c.req == "req" and c.name not in raw.frame.columns]
+    if missing and (len(raw.frame) or not raw.errors):
+        source.error = "missing required column(s): " + ", ".join(missing)
+        source.rows_quarantined = source.rows_read
+        return source, pd.DataFrame(), _unreadable(table, name, source.error, source.rows_read), empty_ids
+    typed, errors = coerce(table, raw.frame)
+    ids = _raw_ids(table, raw.frame)
+    quarantine = _quarantine_rows(table, name, raw, ids, errors, raw.errors)
+    bad = np.zeros(len(typed), dtype=bool)
+    for err in errors:
+        bad[err.positions] = True
+    clean = finalize_dtypes(typed[~bad].copy(), table)
+    clean["_file"] = name
+    clean["_line"] = raw.lines[~bad]
+    source.rows_quarantined = int(bad.sum()) + len(raw.errors)
+    named = ids["round_id"] if "round_id" in ids else empty_ids
+    return source, clean, quarantine, named
+
+
+def _unreadable(table: Table, name: str, reason: str, rows: int | None = None) -> pd.DataFrame:
+    note = reason if rows is None else f"{reason} ({rows} rows quarantined)"
+    return pd.DataFrame(
+        [{"rule": "LOG001", "table": table.name, "file": name, "line": 0, "column": None,
+          "reason": "file cannot be audited: " + note, "value": "", "table_id": None, "round_id": None, "item_id": None}]
+    )
+
+
+def _deduplicate(table: Table, frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    if not table.id_column or frame.empty:
+        return frame, pd.DataFrame(columns=QUARANTINE_COLUMNS)
+    dup = frame.duplicated(table.id_column, keep="first").to_numpy()
+    if not dup.any():
+        return frame, pd.DataFrame(columns=QUARANTINE_COLUMNS)
+    rows = frame[dup]
+    first = frame[~dup].drop_duplicates(table.id_column).set_index(table.id_column)
+    first_at = first.loc[rows[table.id_column], "_file"].astype(str).to_numpy(dtype=object) + ":" + (
+        first.loc[rows[table.id_column], "_line"].astype(str).to_numpy(dtype=object)
+    )
+    quarantine = pd.DataFrame(
+        {
+            "rule": "LOG002",
+            "table": table.name,
+            "file": rows["_file"].to_numpy(dtype=object),
+            "line": rows["_line"].to_numpy(),
+            "column": table.id_column,
+            "reason": "duplicate " + table.id_column + ", first at " + first_at,
+            "value": rows[table.id_column].astype(str).to_numpy(dtype=object),
+            "table_id": rows["table_id"].to_numpy(dtype=object) if "table_id" in rows else None,
+            "round_id": rows[table.id_column].astype(str).to_numpy(dtype=object),
+            "item_id": None,
+        }
+    )
+    return frame[~dup].reset_index(drop=True), quarantine
+
+
+def _settled_requires(frames: dict[str, pd.DataFrame]) -> list[pd.DataFrame]:
+    """Columns required only when the parent round is settled (cdf_stakes.result_cents)."""
+    out: list[pd.DataFrame] = []
+    for child, (key, parent, columns) in SETTLED_VIA_PARENT.items():
+        if child not in frames or parent not in frames:
+            continue
+        kids, rounds = frames[child], frames[parent]
+        settled = kids[key].isin(rounds.loc[rounds["status"] == "settled", TABLES[parent].id_column])
+        for col in columns:
+            bad = (settled & kids[col].isna()).to_numpy()
+            if not bad.any():
+                continue
+            rows = kids[bad]
+            out.append(
+                pd.DataFrame(
+                    {
+                        "rule": "LOG001", "table": child, "file": rows["_file"].to_numpy(dtype=object),
+                        "line": rows["_line"].to_numpy(), "column": col,
+                        "reason": col + ": required value missing (the " + parent.split("_")[-1][:-1] + " is settled)",
+                        "value": "", "table_id": None, "round_id": rows[key].astype(str).to_numpy(dtype=object),
+                        "item_id": rows[TABLES[child].id_column].astype(str).to_numpy(dtype=object),
+                    }
+                )
+            )
+            frames[child] = kids[~bad].reset_index(drop=True)
+            kids = frames[child]
+    return out
+
+
+def read_manifest(path: Path) -> tuple[dict[str, object] | None, str | None]:
+    manifest_path = path / "manifest.json"
+    if not manifest_path.exists():
+        return None, None
+    try:
+        data = json.loads(manifest_path.read_bytes().decode("utf-8-sig"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        return None, f"manifest.json is not valid JSON: {exc}"
+    if not isinstance(data, dict):
+        return None, "manifest.json is not a JSON object"
+    files = data.get("files", {})
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+        return data, "manifest.json: `files` must map file names to \"sha256:<hex>\""
+    return data, None
+
+
+def load_bundle(path: Path, progress: Progress | None = None, tables: set[str] | None = None) -> Bundle:
+    if not path.exists():
+        raise BundleError(f"no such bundle: {path}")
+    if not path.is_dir():
+        raise BundleError(f"a bundle is a directory of table files: {path} is not a directory")
+    say = progress or (lambda _msg: None)
+    found, ignored = discover(path)
+    files: list[SourceFile] = []
+    frames: dict[str, pd.DataFrame] = {}
+    quarantine: list[pd.DataFrame] = []
+    ids_seen: dict[str, pd.Index] = {}
+    late: list[pd.DataFrame] = []  # rows quarantined after their file was counted
+    for table_name in TABLES:
+        if table_name not in found or (tables is not None and table_name not in tables):
+            continue
+        table = TABLES[table_name]
+        parts: list[pd.DataFrame] = []
+        named: list[pd.Series] = []
+        for file_path in found[table_name]:
+            name = file_path.relative_to(path).as_posix()
+            say(f"reading {name}")
+            source, clean, q, ids = _load_file(table, file_path, name)
+            files.append(source)
+            if len(clean):
+                parts.append(clean)
+            if len(q):
+                quarantine.append(q)
+            named.append(ids)
+        frame = pd.concat(parts, ignore_index=True) if parts else _empty(table)
+        frame, dups = _deduplicate(table, frame)
+        if len(dups):
+            late.append(dups)
+        frames[table_name] = frame
+        if named:
+            ids_seen[table_name] = pd.Index(pd.concat(named).dropna().unique())
+    late.extend(_settled_requires(frames))
+    _count_late_quarantine(files, late)
+    parts = [x for x in quarantine + late if len(x)]
+    q = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=QUARANTINE_COLUMNS)
+    for frame in frames.values():
+        frame["_file"] = frame["_file"].astype("category")
+    manifest, manifest_error = read_manifest(path)
+    return Bundle(path, files, frames, q, ids_seen, manifest, manifest_error, ignored)
+
+
+def _count_late_quarantine(files: list[SourceFile], late: list[pd.DataFrame]) -> None:
+    """LOG002 and settled-only requirements quarantine rows after the per-file count: add them in."""
+    if not any(len(x) for x in late):
+        return
+    counts = pd.concat([x for x in late if len(x)]).groupby("file").size().to_dict()
+    for source in files:
+        source.rows_quarantined += int(counts.get(source.name, 0))
+
+
+def _empty(table: Table) -> pd.DataFrame:
+    frame, _ = coerce(table, pd.DataFrame({c.name: pd.Series([], dtype=object) for c in table.columns}))
+    frame = finalize_dtypes(frame, table)
+    frame["_file"] = pd.Series([], dtype=object)
+    frame["_line"] = pd.Series([], dtype=np.int64)
+    return frame

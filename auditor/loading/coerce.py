@@ -1,0 +1,232 @@
+"""Typing and validation of raw cells against the log format, vectorised column by column.
+
+`coerce` returns the typed rows that satisfy the contract and, for every row that does not, the
+column, the reason and the cell as written: the loader quarantines those rows as LOG001.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from auditor.schema import CARD_PATTERN, Column, Table
+
+INT_PATTERN = r"\s*[+-]?\d{1,18}\s*"
+FLOAT_PATTERN = r"\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*"
+TS_PATTERN = r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})"
+TS_NO_OFFSET = r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?"
+DATE_PATTERN = r"\d{4}-\d{2}-\d{2}"
+TRUE = ("true", "1")
+FALSE = ("false", "0")
+
+STRING = pd.StringDtype("pyarrow")
+
+
+@dataclass
+class CellErrors:
+    """Bad cells: positions into the raw frame, with column, reason and the raw value."""
+
+    positions: np.ndarray
+    column: str
+    reason: str
+    values: pd.Series
+
+
+def _scalar_text(value: object) -> object:
+    if isinstance(value, bool | np.bool_):
+        return "true" if value else "false"
+    if isinstance(value, dt.datetime):
+        return value.isoformat()
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, float) and value.is_integer():
+        return repr(value)
+    return str(value)
+
+
+def as_text(series: pd.Series) -> pd.Series:
+    """Cells as text (nulls kept); JSON and Parquet values are written the way CSV would hold them."""
+    if series.dtype == object:
+        series = series.map(_scalar_text, na_action="ignore")
+    return series.astype(STRING)
+
+
+def _fullmatch(text: pd.Series, pattern: str) -> pd.Series:
+    return text.str.fullmatch(pattern).fillna(False).astype(bool)
+
+
+def _parse_int(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
+    if pd.api.types.is_integer_dtype(raw.dtype) and not pd.api.types.is_bool_dtype(raw.dtype):
+        return raw.astype("Int64"), pd.Series(False, index=raw.index), ""
+    if pd.api.types.is_float_dtype(raw.dtype):
+        bad = raw.notna() & (raw != np.floor(raw))
+        return raw.where(~bad).astype("Int64"), bad, "not a whole number"
+    text = as_text(raw)
+    ok = _fullmatch(text, INT_PATTERN)
+    bad = text.notna() & ~ok
+    values = pd.to_numeric(text.where(ok).str.strip(), errors="coerce").astype("Int64")
+    return values, bad, "not an integer"
+
+
+def _parse_float(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
+    if pd.api.types.is_numeric_dtype(raw.dtype) and not pd.api.types.is_bool_dtype(raw.dtype):
+        return raw.astype("float64"), pd.Series(False, index=raw.index), ""
+    text = as_text(raw)
+    ok = _fullmatch(text, FLOAT_PATTERN)
+    bad = text.notna() & ~ok
+    return pd.to_numeric(text.where(ok), errors="coerce").astype("float64"), bad, "not a number"
+
+
+def _parse_bool(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
+    if pd.api.types.is_bool_dtype(raw.dtype):
+        return raw.astype("boolean"), pd.Series(False, index=raw.index), ""
+    text = as_text(raw).str.strip().str.lower()
+    is_true = text.isin(TRUE).fillna(False).astype(bool)
+    is_false = text.isin(FALSE).fillna(False).astype(bool)
+    bad = text.notna() & ~is_true & ~is_false
+    values = pd.Series(pd.NA, index=raw.index, dtype="boolean")
+    values[is_true] = True
+    values[is_false] = False
+    return values, bad, "not a boolean (true/false)"
+
+
+def _parse_timestamp(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
+    if isinstance(raw.dtype, pd.DatetimeTZDtype):
+        return raw.dt.tz_convert("UTC"), pd.Series(False, index=raw.index), ""
+    if pd.api.types.is_datetime64_dtype(raw.dtype):
+        return (
+            pd.Series(pd.NaT, index=raw.index, dtype="datetime64[ns, UTC]"),
+            raw.notna(),
+            "timestamp without a time zone",
+        )
+    text = as_text(raw).str.strip()
+    ok = _fullmatch(text, TS_PATTERN)
+    values = pd.to_datetime(text.where(ok), format="ISO8601", utc=True, errors="coerce")
+    parsed = values.notna()
+    bad = text.notna() & ~(ok & parsed)
+    no_offset = _fullmatch(text, TS_NO_OFFSET)
+    reason = np.where(no_offset, "timestamp without a UTC offset", "not an ISO 8601 timestamp")
+    return values.where(~bad), bad, reason  # type: ignore[return-value]
+
+
+def _parse_date(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
+    if pd.api.types.is_datetime64_any_dtype(raw.dtype):
+        values = raw.dt.tz_localize(None) if isinstance(raw.dtype, pd.DatetimeTZDtype) else raw
+        return values.dt.normalize(), pd.Series(False, index=raw.index), ""
+    text = as_text(raw).str.strip()
+    ok = _fullmatch(text, DATE_PATTERN)
+    values = pd.to_datetime(text.where(ok), format="%Y-%m-%d", errors="coerce")
+    bad = text.notna() & ~(ok & values.notna())
+    return values.where(~bad), bad, "not a date YYYY-MM-DD"
+
+
+def _parse_str(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
+    return as_text(raw), pd.Series(False, index=raw.index), ""
+
+
+def _parse_enum(raw: pd.Series, column: Column) -> tuple[pd.Series, pd.Series, str]:
+    text = as_text(raw)
+    bad = text.notna() & ~text.isin(column.values).fillna(False).astype(bool)
+    return text.where(~bad), bad, "not one of " + "|".join(column.values)
+
+
+def _parse_cards(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
+    text = as_text(raw)
+    bad = text.notna() & ~_fullmatch(text, CARD_PATTERN)
+    return text.where(~bad), bad, "malformed cards (2 or 3 of rank A23456789TJQK + suit SHDC, space separated)"
+
+
+def parse_column(raw: pd.Series, column: Column) -> tuple[pd.Series, pd.Series, object]:
+    kind = column.type
+    if kind == "int":
+        return _parse_int(raw)
+    if kind == "float":
+        return _parse_float(raw)
+    if kind == "bool":
+        return _parse_bool(raw)
+    if kind == "timestamp":
+        return _parse_timestamp(raw)
+    if kind == "date":
+        return _parse_date(raw)
+    if kind == "enum":
+        return _parse_enum(raw, column)
+    if kind == "cards":
+        return _parse_cards(raw)
+    return _parse_str(raw)
+
+
+def _null_frame(column: Column, n: int, index: pd.Index) -> pd.Series:
+    dtype = {
+        "int": "Int64",
+        "float": "float64",
+        "bool": "boolean",
+        "timestamp": "datetime64[ns, UTC]",
+        "date": "datetime64[ns]",
+    }.get(column.type, STRING)
+    return pd.Series(pd.NA if dtype not in ("float64",) else np.nan, index=index, dtype=dtype)
+
+
+def coerce(table: Table, raw: pd.DataFrame) -> tuple[pd.DataFrame, list[CellErrors]]:
+    """Type every column of `table`; returns the typed frame (all rows) and the bad cells."""
+    raw = raw.reset_index(drop=True)
+    out: dict[str, pd.Series] = {}
+    errors: list[CellErrors] = []
+    status = None
+    if "status" in raw.columns:
+        status = as_text(raw["status"])
+    for column in table.columns:
+        if column.name not in raw.columns:
+            out[column.name] = _null_frame(column, len(raw), raw.index)
+            continue
+        cells = raw[column.name]
+        values, bad, reason = parse_column(cells, column)
+        bad = bad.fillna(False).astype(bool) if isinstance(bad, pd.Series) else bad
+        if bad.any():
+            reasons = pd.Series(reason, index=raw.index)[bad] if not isinstance(reason, str) else None
+            if reasons is None:
+                errors.append(CellErrors(np.flatnonzero(bad.to_numpy()), column.name, str(reason), cells[bad]))
+            else:
+                for why, idx in reasons.groupby(reasons).groups.items():
+                    pos = raw.index.get_indexer(idx)
+                    errors.append(CellErrors(pos, column.name, str(why), cells.iloc[pos]))
+        checked = values.where(~bad) if bad.any() else values
+        valid_numbers = checked.notna() & ~bad
+        if column.type in ("int", "float"):
+            if column.name.endswith("_cents") and not column.signed:
+                neg = valid_numbers & (checked < 0).fillna(False).astype(bool)
+                if neg.any():
+                    errors.append(CellErrors(np.flatnonzero(neg.to_numpy()), column.name, "negative amount of money", cells[neg]))
+            if column.minimum is not None:
+                low = valid_numbers & (checked < column.minimum).fillna(False).astype(bool)
+                if low.any():
+                    errors.append(CellErrors(np.flatnonzero(low.to_numpy()), column.name, f"below {column.minimum:g}", cells[low]))
+            if column.maximum is not None:
+                high = valid_numbers & (checked > column.maximum).fillna(False).astype(bool)
+                if high.any():
+                    errors.append(CellErrors(np.flatnonzero(high.to_numpy()), column.name, f"above {column.maximum:g}", cells[high]))
+        missing = cells.isna() & ~bad
+        if column.req == "req":
+            need = missing
+        elif column.req == "settled" and status is not None:
+            need = missing & (status == "settled").fillna(False).astype(bool)
+        else:
+            need = None
+        if need is not None and need.any():
+            errors.append(CellErrors(np.flatnonzero(need.to_numpy()), column.name, "required value missing", cells[need]))
+        out[column.name] = checked
+    return pd.DataFrame(out, index=raw.index), errors
+
+
+def finalize_dtypes(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
+    """Required columns of clean rows have no nulls: give them plain numpy dtypes for fast checks."""
+    for column in table.columns:
+        if column.req != "req":
+            continue
+        if column.type == "int":
+            frame[column.name] = frame[column.name].astype("int64")
+        elif column.type == "bool":
+            frame[column.name] = frame[column.name].astype(bool)
+    return frame

@@ -1,0 +1,204 @@
+"""Raw readers: bytes on disk to a frame of untyped cells, with the line number of every row.
+
+Each reader returns every row it could split into cells, and a list of lines it could not (wrong
+number of cells, bad UTF-8, not JSON). Typing and validation happen in `coerce`; nothing here drops
+a row without recording it.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+
+@dataclass
+class LineError:
+    line: int
+    reason: str
+    text: str = ""
+
+
+@dataclass
+class RawTable:
+    """Cells as read, one row per parsed line; `lines` holds each row's line number (1 = first data row)."""
+
+    frame: pd.DataFrame
+    lines: np.ndarray
+    errors: list[LineError] = field(default_factory=list)
+
+    @property
+    def rows_read(self) -> int:
+        return len(self.frame) + len(self.errors)
+
+
+class UnreadableFile(Exception):
+    """The file cannot be read at all (not the declared format, truncated, empty)."""
+
+
+def file_format(path: Path) -> str:
+    name = path.name.lower()
+    if path.is_dir():
+        return "parquet_dir"
+    for suffix in (".csv.gz", ".csv", ".jsonl.gz", ".jsonl", ".parquet"):
+        if name.endswith(suffix):
+            return suffix.lstrip(".")
+    raise UnreadableFile(f"unknown file type: {path.name}")
+
+
+def read_raw(path: Path) -> RawTable:
+    fmt = file_format(path)
+    try:
+        if fmt in ("csv", "csv.gz"):
+            return read_csv(path)
+        if fmt in ("jsonl", "jsonl.gz"):
+            return read_jsonl(path)
+        if fmt == "parquet":
+            return read_parquet(path)
+    except UnreadableFile:
+        raise
+    except (OSError, EOFError, pa.ArrowException, ValueError, UnicodeDecodeError) as exc:
+        raise UnreadableFile(f"{type(exc).__name__}: {exc}") from exc
+    raise UnreadableFile(f"{path.name}: a directory is read with read_parquet_file per part")
+
+
+def _open_bytes(path: Path) -> bytes:
+    data = path.read_bytes()
+    if path.name.lower().endswith(".gz"):
+        data = gzip.decompress(data)
+    return data
+
+
+def _header(data: bytes) -> list[str]:
+    first = data.split(b"\n", 1)[0].rstrip(b"\r")
+    if first.startswith(b"\xef\xbb\xbf"):
+        first = first[3:]
+    try:
+        text = first.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnreadableFile(f"header is not UTF-8 text: {exc}") from exc
+    names = next(csv.reader([text]), [])
+    if not names or all(not n.strip() for n in names):
+        raise UnreadableFile("no header row")
+    if len(set(names)) != len(names):
+        raise UnreadableFile(f"header repeats a column name: {names}")
+    return names
+
+
+def read_csv(path: Path) -> RawTable:
+    data = _open_bytes(path)
+    if not data.strip():
+        raise UnreadableFile("the file is empty (no header row)")
+    names = _header(data)
+    bad: list[LineError] = []
+
+    def on_invalid(row: pacsv.InvalidRow) -> str:
+        # The handler's number is the physical line; the header is line 1 of the file.
+        line = (row.number - 1) if row.number is not None else -1
+        bad.append(
+            LineError(line, f"expected {row.expected_columns} cells, found {row.actual_columns}", row.text)
+        )
+        return "skip"
+
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO(data),
+            read_options=pacsv.ReadOptions(use_threads=False, block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(invalid_row_handler=on_invalid, newlines_in_values=True),
+            convert_options=pacsv.ConvertOptions(
+                column_types={n: pa.string() for n in names},
+                strings_can_be_null=True,
+                quoted_strings_can_be_null=True,
+            ),
+        )
+    except pa.ArrowInvalid:
+        # Bad UTF-8 or a broken quote fails pyarrow for the whole file: fall back to line by line.
+        return _read_csv_slow(data, names)
+    frame = table.to_pandas()
+    total = len(frame) + len(bad)
+    bad_lines = {e.line for e in bad}
+    lines = np.array([i for i in range(1, total + 1) if i not in bad_lines], dtype=np.int64) if bad else (
+        np.arange(1, total + 1, dtype=np.int64)
+    )
+    return RawTable(frame, lines, sorted(bad, key=lambda e: e.line))
+
+
+def _read_csv_slow(data: bytes, names: list[str]) -> RawTable:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    physical = data.split(b"\n")
+    if physical and physical[-1] == b"":
+        physical.pop()
+    rows: list[list[str | None]] = []
+    lines: list[int] = []
+    errors: list[LineError] = []
+    for number, raw in enumerate(physical[1:], start=1):
+        raw = raw.rstrip(b"\r")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            errors.append(LineError(number, f"not UTF-8 text at byte {exc.start + 1}", raw[:80].decode("utf-8", "replace")))
+            continue
+        if not text:
+            continue
+        try:
+            cells = next(csv.reader([text], strict=True))
+        except csv.Error as exc:
+            errors.append(LineError(number, f"malformed CSV: {exc}", text[:80]))
+            continue
+        if len(cells) != len(names):
+            errors.append(LineError(number, f"expected {len(names)} cells, found {len(cells)}", text[:80]))
+            continue
+        rows.append([c if c != "" else None for c in cells])
+        lines.append(number)
+    frame = pd.DataFrame(rows, columns=names, dtype=object) if rows else pd.DataFrame(columns=names, dtype=object)
+    return RawTable(frame, np.asarray(lines, dtype=np.int64), errors)
+
+
+def _json_cell(value: object) -> object:
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return value
+
+
+def read_jsonl(path: Path) -> RawTable:
+    data = _open_bytes(path)
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    records: list[dict[str, object]] = []
+    lines: list[int] = []
+    errors: list[LineError] = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        raw = raw.strip()
+        if not raw:
+            continue
+        try:
+            obj = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            errors.append(LineError(number, f"not a JSON object: {exc}", raw[:80].decode("utf-8", "replace")))
+            continue
+        if not isinstance(obj, dict):
+            errors.append(LineError(number, "not a JSON object", raw[:80].decode("utf-8", "replace")))
+            continue
+        records.append({k: _json_cell(v) for k, v in obj.items()})
+        lines.append(number)
+    frame = pd.DataFrame.from_records(records) if records else pd.DataFrame()
+    frame = frame.astype(object)
+    return RawTable(frame, np.asarray(lines, dtype=np.int64), errors)
+
+
+def read_parquet(path: Path, columns: list[str] | None = None) -> RawTable:
+    pf = pq.ParquetFile(path)
+    names = [n for n in pf.schema_arrow.names if columns is None or n in columns]
+    table = pf.read(columns=names)
+    frame = table.to_pandas(types_mapper={pa.string(): pd.StringDtype("pyarrow"), pa.large_string(): pd.StringDtype("pyarrow")}.get)
+    return RawTable(frame, np.arange(1, len(frame) + 1, dtype=np.int64))

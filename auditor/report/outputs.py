@@ -1,0 +1,103 @@
+"""Machine-readable outputs (../shared/spec/outputs.md): byte-for-byte deterministic."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from auditor import __version__
+from auditor.engine import FINDING_COLUMNS, AuditResult
+from auditor.figures import table_figures
+from auditor.rules import REGISTRY, SEVERITY_RANK
+
+
+def _json_default(value: object) -> object:
+    if hasattr(value, "item"):
+        return value.item()
+    return str(value)
+
+
+def write_violations(findings: pd.DataFrame, path: Path) -> None:
+    columns = [findings[c].tolist() for c in FINDING_COLUMNS]
+    with path.open("w", encoding="utf-8", newline="\n") as fh:
+        for row in zip(*columns, strict=True):
+            record = {k: (None if v is None or v is pd.NA or (isinstance(v, float) and v != v) else v) for k, v in zip(FINDING_COLUMNS, row, strict=True)}
+            fh.write(json.dumps(record, ensure_ascii=False, default=_json_default))
+            fh.write("\n")
+
+
+def failing(findings: pd.DataFrame, fail_on: str) -> int:
+    if fail_on == "never" or findings.empty:
+        return 0
+    threshold = SEVERITY_RANK[fail_on]
+    return int(findings["severity"].map(SEVERITY_RANK).ge(threshold).sum())
+
+
+def period_of(result: AuditResult) -> dict[str, str | None]:
+    manifest = result.bundle.manifest or {}
+    period = manifest.get("period") if isinstance(manifest, dict) else None
+    if isinstance(period, dict) and period.get("from"):
+        return {"from": str(period.get("from")), "to": str(period.get("to")), "source": "manifest"}
+    stamps = [f[c] for t, f in result.bundle.frames.items() for c in ("ts", "ts_open") if c in f and len(f)]
+    if not stamps:
+        return {"from": None, "to": None, "source": None}
+    lo = min(s.min() for s in stamps)
+    hi = max(s.max() for s in stamps)
+    return {"from": lo.strftime("%Y-%m-%d"), "to": hi.strftime("%Y-%m-%d"), "source": "data"}
+
+
+def build_summary(result: AuditResult, fail_on: str) -> dict[str, object]:
+    bundle, findings = result.bundle, result.findings
+    files = [
+        {
+            "name": f.name,
+            "table": f.table,
+            "sha256": f.sha256,
+            "rows_read": f.rows_read,
+            "rows_audited": f.rows_audited,
+            "rows_quarantined": f.rows_quarantined,
+            "error": f.error,
+        }
+        for f in bundle.files
+    ]
+    by_rule = findings.groupby("rule").size().to_dict() if len(findings) else {}
+    by_sev = findings.groupby("severity").size().to_dict() if len(findings) else {}
+    figures = table_figures(bundle)
+    manifest = bundle.manifest if isinstance(bundle.manifest, dict) else {}
+    failing_count = failing(findings, fail_on)
+    return {
+        "auditor": {"name": "auditor", "version": __version__},
+        "bundle": {"name": bundle.name, "casino": manifest.get("casino"), "period": period_of(result), "ignored_files": bundle.ignored},
+        "ruleset": {"id": result.ruleset.id, "version": result.ruleset.version, "source": result.ruleset.source},
+        "verdict": {
+            "compliant": failing_count == 0,
+            "fail_on": fail_on,
+            "findings_at_or_above_fail_on": failing_count,
+        },
+        "files": files,
+        "totals": {
+            "rows_read": sum(f["rows_read"] for f in files),
+            "rows_audited": sum(f["rows_audited"] for f in files),
+            "rows_quarantined": sum(f["rows_quarantined"] for f in files),
+        },
+        "rules": {
+            "run": [r.code for r in result.rules_run],
+            "not_run": dict(sorted(result.rules_not_run.items())),
+        },
+        "findings": {
+            "total": int(len(findings)),
+            "by_severity": {s: int(by_sev.get(s, 0)) for s in ("critical", "major", "minor")},
+            "by_rule": {code: int(by_rule[code]) for code in sorted(by_rule)},
+        },
+        "tables": [
+            {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+            for row in figures.to_dict(orient="records")
+        ],
+        "rule_catalogue_size": len(REGISTRY),
+    }
+
+
+def write_summary(summary: dict[str, object], path: Path) -> None:
+    path.write_text(json.dumps(summary, ensure_ascii=False, indent=2, default=_json_default) + "\n", encoding="utf-8")

@@ -1,0 +1,174 @@
+"""What a rule is: a code, a name, a severity, the article it enforces, the parameters it reads, and a
+vectorised check that returns the offending rows.
+
+A check takes the audit `Context` and returns a frame of hits made with `hits()`: one row per
+finding, naming the round (and item) the catalogue says. The engine adds the rule's metadata,
+message and citation.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from auditor.loading import Bundle
+from auditor.ruleset import Ruleset
+
+Severity = Literal["critical", "major", "minor"]
+Game = Literal["chemin_de_fer", "wheel_of_fortune", "banca_francesa", "tournament", "log"]
+SEVERITY_RANK: dict[str, int] = {"minor": 1, "major": 2, "critical": 3}
+HIT_COLUMNS = ["table_id", "round_id", "item_id", "ts", "expected", "observed", "file", "line", "detail"]
+EPIGRAF_FILES: dict[str, str] = {
+    "8": "08-chemin-de-fer.txt",
+    "24": "24-roda-de-la-fortuna.txt",
+    "25": "25-banca-francesa.txt",
+    "annex II": "annex-ii-tornejos.txt",
+}
+
+
+@dataclass(frozen=True)
+class Citation:
+    epigraf: str  # "8", "24", "25", "annex II", or "" for the log format
+    section: str  # "V", "VI a)-c)", "II.1"
+    quote: str  # the words of the article the rule enforces, as in the catalogue
+
+    def __str__(self) -> str:
+        if not self.epigraf:
+            return "Log bundle format, version 1"
+        where = "annex II" if self.epigraf == "annex II" else f"epígraf {self.epigraf}"
+        return f"Decret 455/2025, {where}, {self.section}" if self.section else f"Decret 455/2025, {where}"
+
+
+Check = Callable[["Context"], pd.DataFrame]
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: Severity
+    game: Game
+    citation: Citation
+    parameters: tuple[str, ...]
+    tables: tuple[str, ...]
+    summary: dict[str, str]  # one sentence per language: what went wrong
+    check: Check = field(compare=False)
+
+    @property
+    def doc(self) -> str:
+        return inspect.cleandoc(self.check.__doc__ or "")
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity,
+            "game": self.game,
+            "citation": str(self.citation),
+            "quote": self.citation.quote,
+            "parameters": list(self.parameters),
+            "tables": list(self.tables),
+            "summary": self.summary["en"],
+        }
+
+
+_DEFINED: dict[str, Rule] = {}
+
+
+def rule(
+    code: str,
+    name: str,
+    severity: Severity,
+    game: Game,
+    cites: tuple[str, str, str],
+    *,
+    tables: tuple[str, ...],
+    en: str,
+    ca: str,
+    params: tuple[str, ...] = (),
+) -> Callable[[Check], Check]:
+    """Declare a rule; the decorated function is its check and its docstring its documentation."""
+
+    def register(check: Check) -> Check:
+        if code in _DEFINED:
+            raise ValueError(f"rule {code} is defined twice")
+        if not (check.__doc__ or "").strip():
+            raise ValueError(f"rule {code} has no docstring")
+        _DEFINED[code] = Rule(code, name, severity, game, Citation(*cites), params, tables, {"en": en, "ca": ca}, check)
+        return check
+
+    return register
+
+
+def defined_rules() -> dict[str, Rule]:
+    return dict(_DEFINED)
+
+
+class Context:
+    """What a check sees: the bundle's frames, the ruleset, and derived frames computed once."""
+
+    def __init__(self, bundle: Bundle, ruleset: Ruleset) -> None:
+        self.bundle = bundle
+        self.ruleset = ruleset
+        self._cache: dict[str, object] = {}
+
+    def has(self, table: str) -> bool:
+        return table in self.bundle.frames
+
+    def frame(self, table: str) -> pd.DataFrame:
+        return self.bundle.frames[table]
+
+    def prepared(self, key: str, build: Callable[[Context], object]) -> object:
+        if key not in self._cache:
+            self._cache[key] = build(self)
+        return self._cache[key]
+
+    def param(self, name: str, when: pd.Series | None = None) -> object:
+        if when is None:
+            return self.ruleset.value(name)
+        return self.ruleset.series(name, when)
+
+
+def _column(frame: pd.DataFrame, value: object) -> object:
+    if isinstance(value, pd.Series):
+        return value.loc[frame.index].to_numpy(dtype=object)
+    if isinstance(value, np.ndarray):
+        raise TypeError("pass a Series aligned to the frame, not a bare array")
+    return value
+
+
+def hits(
+    frame: pd.DataFrame,
+    mask: pd.Series | np.ndarray | None = None,
+    *,
+    round_col: str | None,
+    item_col: str | None = None,
+    ts_col: str | None = "ts",
+    expected: object = None,
+    observed: object = None,
+    detail: object = None,
+) -> pd.DataFrame:
+    """The rows of `frame` where `mask` holds, as findings of the rule that calls it."""
+    if mask is not None:
+        mask = np.asarray(mask, dtype=bool)
+        frame = frame[mask]
+    out = pd.DataFrame(index=frame.index)
+    out["table_id"] = frame["table_id"].to_numpy(dtype=object) if "table_id" in frame else None
+    out["round_id"] = frame[round_col].to_numpy(dtype=object) if round_col else None
+    out["item_id"] = frame[item_col].to_numpy(dtype=object) if item_col else None
+    out["ts"] = frame[ts_col].to_numpy() if ts_col and ts_col in frame else pd.NaT
+    out["expected"] = _column(frame, expected)
+    out["observed"] = _column(frame, observed)
+    out["file"] = frame["_file"].astype(object).to_numpy() if "_file" in frame else None
+    out["line"] = frame["_line"].to_numpy() if "_line" in frame else 0
+    out["detail"] = _column(frame, detail)
+    return out.reset_index(drop=True)
+
+
+def no_hits() -> pd.DataFrame:
+    return pd.DataFrame(columns=HIT_COLUMNS)

@@ -1,0 +1,298 @@
+"""The log bundle format, version 1 (../shared/spec/log-format.md), as data.
+
+Every table, column, type, enum and requirement of the contract is declared here once; the loader
+validates against it and the simulator writes from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+ColumnType = Literal["str", "int", "float", "bool", "timestamp", "date", "enum", "cards"]
+# "settled": required only when the row's status is `settled`.
+Requirement = Literal["req", "opt", "settled"]
+
+GAMES = ("chemin_de_fer", "wheel_of_fortune", "banca_francesa")
+CARD_PATTERN = r"[A2-9TJQK][SHDC]( [A2-9TJQK][SHDC]){1,2}"
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: ColumnType
+    req: Requirement = "opt"
+    values: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+
+    @property
+    def signed(self) -> bool:
+        return self.name in SIGNED_MONEY
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    game: str
+    columns: tuple[Column, ...]
+    id_column: str | None = None
+    # (column, parent table) pairs checked by LOG003.
+    parents: tuple[tuple[str, str], ...] = field(default=())
+
+    def column(self, name: str) -> Column:
+        for col in self.columns:
+            if col.name == name:
+                return col
+        raise KeyError(name)
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+
+SIGNED_MONEY = frozenset({"banker_result_cents", "result_cents"})
+
+C = Column
+TABLES: dict[str, Table] = {
+    t.name: t
+    for t in (
+        Table(
+            "tables",
+            "log",
+            (
+                C("table_id", "str", "req"),
+                C("game", "enum", "req", GAMES),
+                C("min_cents", "int", "req"),
+                C("max_cents", "int"),
+                C("authorised_min_cents", "int"),
+                C("bank_unlimited", "bool"),
+                C("seats", "int", minimum=0),
+            ),
+            id_column="table_id",
+        ),
+        Table(
+            "cdf_coups",
+            "chemin_de_fer",
+            (
+                C("coup_id", "str", "req"),
+                C("table_id", "str", "req"),
+                C("shoe_id", "str", "req"),
+                C("coup_no", "int", "req", minimum=1),
+                C("ts", "timestamp", "req"),
+                C("players_seated", "int", "req", minimum=0),
+                C("banker_id", "str", "req"),
+                C("banker_seat", "int", minimum=0),
+                C(
+                    "bank_event",
+                    "enum",
+                    "req",
+                    ("initial", "retained", "rotation", "auction", "reacquired", "shoe_carryover"),
+                ),
+                C("bank_cents", "int", "req"),
+                C("mode", "enum", "req", ("rules", "free")),
+                C("player_id", "str", "req"),
+                C("player_cards", "cards", "req"),
+                C("banker_cards", "cards", "req"),
+                C("third_face_up", "bool"),
+                C("outcome", "enum", "settled", ("banker", "player", "tie")),
+                C("banker_result_cents", "int", "req"),
+                C("cagnotte_cents", "int", "req"),
+                C("garage_cents", "int", "req"),
+                C("garage_kind", "enum", "opt", ("voluntary", "compulsory", "improper")),
+                C("bank_after_cents", "int", "req"),
+                C("stop_card", "bool", "req"),
+                C("status", "enum", "req", ("settled", "void")),
+            ),
+            id_column="coup_id",
+            parents=(("table_id", "tables"),),
+        ),
+        Table(
+            "cdf_stakes",
+            "chemin_de_fer",
+            (
+                C("stake_id", "str", "req"),
+                C("coup_id", "str", "req"),
+                C("player_id", "str", "req"),
+                C("seat", "int", minimum=0),
+                C("kind", "enum", "req", ("punt", "banc", "banc_amb_la_taula", "banc_seguit", "abonament")),
+                C("amount_cents", "int", "req"),
+                # Required for settled coups; the status lives on the coup, so the loader checks it there.
+                C("result_cents", "int", "opt"),
+            ),
+            id_column="stake_id",
+            parents=(("coup_id", "cdf_coups"),),
+        ),
+        Table(
+            "wheel_layouts",
+            "wheel_of_fortune",
+            (
+                C("table_id", "str", "req"),
+                C("slot", "int", "req", minimum=0, maximum=53),
+                C("symbol", "enum", "req", ("24", "15", "7", "4", "2", "figura_1", "figura_2")),
+            ),
+            parents=(("table_id", "tables"),),
+        ),
+        Table(
+            "wheel_spins",
+            "wheel_of_fortune",
+            (
+                C("spin_id", "str", "req"),
+                C("table_id", "str", "req"),
+                C("croupier_id", "str"),
+                C("ts_open", "timestamp", "req"),
+                C("ts_no_more_bets", "timestamp", "req"),
+                C("ts_stop", "timestamp", "req"),
+                C("ts_settled", "timestamp", "req"),
+                C("revolutions", "float", "req", minimum=0),
+                C("stop_slot", "int", minimum=0, maximum=53),
+                C("on_pivot", "bool", "req"),
+                C("obstructed", "bool", "req"),
+                C("symbol", "str"),
+                C("status", "enum", "req", ("settled", "void")),
+            ),
+            id_column="spin_id",
+            parents=(("table_id", "tables"),),
+        ),
+        Table(
+            "wheel_bets",
+            "wheel_of_fortune",
+            (
+                C("bet_id", "str", "req"),
+                C("spin_id", "str", "req"),
+                C("player_id", "str", "req"),
+                C("symbol", "enum", "req", ("24", "15", "7", "4", "2", "figura_1", "figura_2")),
+                C("stake_cents", "int", "req"),
+                C("ts_placed", "timestamp", "req"),
+                C("ts_withdrawn", "timestamp"),
+                C("payout_cents", "int", "req"),
+                C("stake_returned", "bool", "req"),
+                C("paid_seq", "int", minimum=1),
+            ),
+            id_column="bet_id",
+            parents=(("spin_id", "wheel_spins"),),
+        ),
+        Table(
+            "dice_throws",
+            "banca_francesa",
+            (
+                C("throw_id", "str", "req"),
+                C("table_id", "str", "req"),
+                C("ts", "timestamp", "req"),
+                C("dice_set_id", "str", "req"),
+                C("launcher_id", "str", "req"),
+                C("die1", "int", "settled", minimum=1, maximum=6),
+                C("die2", "int", "settled", minimum=1, maximum=6),
+                C("die3", "int", "settled", minimum=1, maximum=6),
+                C(
+                    "null_reason",
+                    "enum",
+                    "opt",
+                    (
+                        "foreign_object",
+                        "off_table",
+                        "defect",
+                        "foreign_substance",
+                        "not_all_in_cup",
+                        "retained_in_cup",
+                        "not_isolated",
+                    ),
+                ),
+                C("touched_before_announce", "bool"),
+                C("result", "enum", "settled", ("asos", "petit", "gran", "none")),
+                C("status", "enum", "req", ("settled", "void")),
+            ),
+            id_column="throw_id",
+            parents=(("table_id", "tables"),),
+        ),
+        Table(
+            "dice_bets",
+            "banca_francesa",
+            (
+                C("bet_id", "str", "req"),
+                C("throw_id", "str", "req"),
+                C("player_id", "str", "req"),
+                C("seat", "int", minimum=0),
+                C("target", "enum", "req", ("asos", "petit", "gran")),
+                C("placement", "enum", "req", ("normal", "boundary")),
+                C("chips_cents", "int", "req"),
+                C("payout_cents", "int", "req"),
+                C("collected", "bool", "req"),
+                C("collect_seq", "int", minimum=1),
+                C("paid_seq", "int", minimum=1),
+            ),
+            id_column="bet_id",
+            parents=(("throw_id", "dice_throws"),),
+        ),
+        Table(
+            "dice_sets",
+            "banca_francesa",
+            (
+                C("dice_set_id", "str", "req"),
+                C("edge_mm", "float", "req", minimum=0),
+                C("opposite_faces_sum_7", "bool", "req"),
+                C("same_colour", "bool"),
+                C("numbered", "bool"),
+            ),
+            id_column="dice_set_id",
+        ),
+        Table(
+            "tournaments",
+            "tournament",
+            (
+                C("tournament_id", "str", "req"),
+                C("game", "str", "req"),
+                C("starts_on", "date", "req"),
+                C("notified_on", "date"),
+                C("authorised_from", "date"),
+                C("authorised_to", "date"),
+                C("venue", "enum", "req", ("casino", "external")),
+                C("external_authorised", "bool"),
+                C("fees_cents", "int", "req"),
+                C("organisation_costs_cents", "int", "req"),
+                C("prizes_cents", "int", "req"),
+            ),
+            id_column="tournament_id",
+        ),
+        Table(
+            "tournament_entries",
+            "tournament",
+            (
+                C("tournament_id", "str", "req"),
+                C("player_id", "str", "req"),
+                C("birth_date", "date", "req"),
+                C("excluded", "bool", "req"),
+                C("registered", "bool", "req"),
+            ),
+            parents=(("tournament_id", "tournaments"),),
+        ),
+    )
+}
+
+# A round table names the game its table must be of (LOG003).
+ROUND_TABLES: dict[str, str] = {
+    "cdf_coups": "chemin_de_fer",
+    "wheel_spins": "wheel_of_fortune",
+    "wheel_layouts": "wheel_of_fortune",
+    "dice_throws": "banca_francesa",
+}
+
+# Which table holds the status that makes a child's "req for settled" column required.
+SETTLED_VIA_PARENT: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "cdf_stakes": ("coup_id", "cdf_coups", ("result_cents",)),
+}
+
+# The (round, item) columns a finding on a row of each table names, as the rule catalogue says.
+REPORTED_ON: dict[str, tuple[str | None, str | None]] = {
+    "tables": (None, None),
+    "cdf_coups": ("coup_id", None),
+    "cdf_stakes": ("coup_id", "stake_id"),
+    "wheel_layouts": (None, None),
+    "wheel_spins": ("spin_id", None),
+    "wheel_bets": ("spin_id", "bet_id"),
+    "dice_throws": ("throw_id", None),
+    "dice_bets": ("throw_id", "bet_id"),
+    "dice_sets": (None, "dice_set_id"),
+    "tournaments": ("tournament_id", None),
+    "tournament_entries": ("tournament_id", "player_id"),
+}
