@@ -95,12 +95,14 @@ def audit(
     tick.done()
     n_fail = failing(result.findings, fail_on)
     totals = summary["totals"]
+    for code, error in result.errors.items():
+        typer.echo(f"auditor: error: rule {code} could not run: {error}", err=True)
     typer.echo(
         f"{loaded.name}: {len(result.findings)} finding(s), {n_fail} at or above {fail_on}; "
         f"rows read {totals['rows_read']}, audited {totals['rows_audited']}, quarantined {totals['rows_quarantined']}; "
         f"outputs in {target}"
     )
-    raise typer.Exit(1 if n_fail else 0)
+    raise typer.Exit(2 if result.errors else 1 if n_fail else 0)
 
 
 @app.command()

@@ -31,6 +31,7 @@ class AuditResult:
     findings: pd.DataFrame
     timings: dict[str, float] = field(default_factory=dict)
     context: Context | None = None
+    errors: dict[str, str] = field(default_factory=dict)  # rules that failed to run: the audit is incomplete
 
 
 def format_ts(values: pd.Series) -> pd.Series:
@@ -132,6 +133,7 @@ def run_audit(
     not_run: dict[str, str] = {}
     run: list[Rule] = []
     timings: dict[str, float] = {}
+    errors: dict[str, str] = {}
     for i, rule in enumerate(rules, start=1):
         absent = [t for t in rule.tables if t not in bundle.frames]
         if absent:
@@ -139,11 +141,15 @@ def run_audit(
             continue
         say(f"[{i}/{len(rules)}] {rule.code} {rule.name}")
         started = time.perf_counter()
-        hits = rule.check(ctx)
+        try:
+            hits = rule.check(ctx)
+        except Exception as exc:  # noqa: BLE001 - one broken rule must not hide the others' findings
+            errors[rule.code] = f"{type(exc).__name__}: {exc}"
+            continue
         timings[rule.game] = timings.get(rule.game, 0.0) + time.perf_counter() - started
         run.append(rule)
         if len(hits):
             parts.append(to_findings(rule, hits, lang))
     findings = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=FINDING_COLUMNS)
     findings = sort_findings(findings[FINDING_COLUMNS])
-    return AuditResult(bundle, ruleset, run, not_run, findings, timings, ctx)
+    return AuditResult(bundle, ruleset, run, not_run, findings, timings, ctx, errors)

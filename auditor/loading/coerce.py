@@ -22,7 +22,7 @@ DATE_PATTERN = r"\d{4}-\d{2}-\d{2}"
 TRUE = ("true", "1")
 FALSE = ("false", "0")
 
-STRING = pd.StringDtype("pyarrow")
+STRING = "str"  # pandas 3: Arrow-backed, NaN for null, numpy bools from comparisons
 
 
 @dataclass

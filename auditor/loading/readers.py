@@ -200,5 +200,5 @@ def read_parquet(path: Path, columns: list[str] | None = None) -> RawTable:
     pf = pq.ParquetFile(path)
     names = [n for n in pf.schema_arrow.names if columns is None or n in columns]
     table = pf.read(columns=names)
-    frame = table.to_pandas(types_mapper={pa.string(): pd.StringDtype("pyarrow"), pa.large_string(): pd.StringDtype("pyarrow")}.get)
+    frame = table.to_pandas()
     return RawTable(frame, np.arange(1, len(frame) + 1, dtype=np.int64))

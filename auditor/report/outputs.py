@@ -85,6 +85,7 @@ def build_summary(result: AuditResult, fail_on: str) -> dict[str, object]:
         "rules": {
             "run": [r.code for r in result.rules_run],
             "not_run": dict(sorted(result.rules_not_run.items())),
+            "failed": dict(sorted(result.errors.items())),
         },
         "findings": {
             "total": int(len(findings)),

@@ -128,6 +128,13 @@ class Context:
             self._cache[key] = build(self)
         return self._cache[key]
 
+    def param_array(self, name: str, when: pd.Series) -> np.ndarray:
+        """The parameter's value in force at each row, as an array (broadcast when it never changed)."""
+        value = self.ruleset.series(name, when)
+        if isinstance(value, pd.Series):
+            return value.to_numpy()
+        return np.full(len(when), value)
+
     def param(self, name: str, when: pd.Series | None = None) -> object:
         if when is None:
             return self.ruleset.value(name)
@@ -135,6 +142,9 @@ class Context:
 
 
 def _column(frame: pd.DataFrame, value: object) -> object:
+    if callable(value):
+        # Formatting is done on the offending rows only, never on the whole frame.
+        value = value(frame)
     if isinstance(value, pd.Series):
         return value.loc[frame.index].to_numpy(dtype=object)
     if isinstance(value, np.ndarray):
@@ -153,7 +163,11 @@ def hits(
     observed: object = None,
     detail: object = None,
 ) -> pd.DataFrame:
-    """The rows of `frame` where `mask` holds, as findings of the rule that calls it."""
+    """The rows of `frame` where `mask` holds, as findings of the rule that calls it.
+
+    `expected`, `observed` and `detail` are a scalar, a Series aligned with `frame`, or a function
+    of the offending rows returning one (for text that is costly to build for every row).
+    """
     if mask is not None:
         mask = np.asarray(mask, dtype=bool)
         frame = frame[mask]
@@ -172,3 +186,14 @@ def hits(
 
 def no_hits() -> pd.DataFrame:
     return pd.DataFrame(columns=HIT_COLUMNS)
+
+
+def at_least(values: pd.Series) -> pd.Series:
+    """'>= n' for each value (whole numbers, or ISO times)."""
+    if pd.api.types.is_datetime64_any_dtype(values.dtype):
+        return ">= " + iso(values)
+    return ">= " + values.astype("Int64").astype(str)
+
+
+def iso(values: pd.Series) -> pd.Series:
+    return values.dt.strftime("%Y-%m-%dT%H:%M:%S+00:00")

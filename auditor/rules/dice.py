@@ -1,1 +1,357 @@
-"""Placeholder replaced below."""
+"""Banca francesa o daus portuguesos, epígraf 25 (BFR301–BFR314).
+
+Throws of each table are taken in time order; bets are joined once with their throw and table.
+Stake played = chips_cents, or chips_cents // 2 for a boundary bet (the regulation: "representa la
+meitat del valor de les fitxes"; odd chip values round down).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from auditor.rules.base import Context, hits, iso, no_hits, rule
+
+EP = "25"
+THROWS = ("dice_throws",)
+BETS = ("dice_throws", "dice_bets")
+REPLACE_AFTER = ("off_table", "defect", "foreign_substance")
+
+
+def _throws(ctx: Context) -> pd.DataFrame:
+    def build(c: Context) -> pd.DataFrame:
+        t = c.frame("dice_throws").sort_values(["table_id", "ts", "_file", "_line"], kind="stable").reset_index(drop=True)
+        total = t["die1"].astype("float64") + t["die2"].astype("float64") + t["die3"].astype("float64")
+        t["total"] = total
+        t["true_result"] = np.select(
+            [total == 3, total.between(5, 7), total.between(14, 16)], ["asos", "petit", "gran"], "none"
+        )
+        t["true_result"] = t["true_result"].where(total.notna(), None)
+        t["settled"] = t["status"] == "settled"
+        t["touched"] = t["touched_before_announce"].fillna(False).astype(bool)
+        same = t["table_id"] == t["table_id"].shift()
+        t["has_prev"] = same
+        for col in ("throw_id", "dice_set_id", "null_reason", "ts"):
+            t["prev_" + col] = t[col].shift().where(same)
+        if c.has("tables"):
+            t = t.join(c.frame("tables").set_index("table_id")[["min_cents", "max_cents"]], on="table_id")
+        else:
+            t["min_cents"] = np.nan
+            t["max_cents"] = np.nan
+        t["min_cents"] = t["min_cents"].astype("float64")
+        t["max_cents"] = t["max_cents"].astype("float64")
+        return t
+
+    return ctx.prepared("dice_throws", build)  # type: ignore[return-value]
+
+
+def _bets(ctx: Context) -> pd.DataFrame:
+    def build(c: Context) -> pd.DataFrame:
+        cols = ["table_id", "ts", "true_result", "settled", "touched", "min_cents", "max_cents"]
+        b = c.frame("dice_bets").join(_throws(c).set_index("throw_id")[cols], on="throw_id", how="inner")
+        b["played"] = b["chips_cents"].where(b["placement"] != "boundary", b["chips_cents"] // 2)
+        small_big = b["min_cents"] * c.param_array("small_big_max_multiple", b["ts"])
+        b["max_small_big"] = np.fmin(small_big, b["max_cents"])
+        b["max_asos"] = b["min_cents"] * c.param_array("asos_max_multiple", b["ts"])
+        b["odds"] = c.ruleset.lookup("dice_odds", b["target"].astype(object), b["ts"])
+        return b
+
+    return ctx.prepared("dice_bets", build)  # type: ignore[return-value]
+
+
+def _settlement(b: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """(expected payout, expected collected) of an ordinary settled throw."""
+    wins = b["target"] == b["true_result"]
+    decided = b["true_result"] != "none"
+    pay = (b["played"] * b["odds"]).round().astype("int64").where(wins, 0)
+    return pay, decided & ~wins
+
+
+def _money(f: pd.DataFrame) -> pd.Series:
+    return "payout " + f["payout_cents"].astype(str) + ", collected " + f["collected"].astype(str).str.lower()
+
+
+@rule(
+    "BFR301", "throw-result", "critical", "banca_francesa", (EP, "V", "asos suma tres petit 5, 6 o 7 gran 14, 15 o 16"),
+    tables=THROWS,
+    en="The recorded result is not the one the dice give",
+    ca="El resultat registrat no és el que donen els daus",
+)
+def throw_result(ctx: Context) -> pd.DataFrame:
+    """The result of a settled throw is `asos` on a total of 3, `petit` on 5–7, `gran` on 14–16 and
+    `none` (no decision) otherwise.
+
+    Passes: 2 2 3 (7) → petit. Fails: 2 2 3 recorded as none; 1 1 1 recorded as asos.
+    """
+    t = _throws(ctx)
+    bad = t["settled"] & (t["result"] != t["true_result"])
+    observed = lambda f: f["result"].astype(object) + " (" + f["die1"].astype(str) + "+" + f["die2"].astype(str) + "+" + f["die3"].astype(str) + ")"  # noqa: E731
+    return hits(t, bad, round_col="throw_id", expected=t["true_result"].astype(object), observed=observed)
+
+
+@rule(
+    "BFR302", "payout-odds", "critical", "banca_francesa", (EP, "V", "Els asos: 61 vegades el valor de l'aposta. El petit: 1 vegada. El gran: 1 cop"),
+    tables=BETS, params=("dice_odds",),
+    en="The bet was not paid or collected as the dice say",
+    ca="L'aposta no s'ha pagat o recollit com diuen els daus",
+)
+def payout_odds(ctx: Context) -> pd.DataFrame:
+    """On a settled throw whose dice were not touched before the announcement, winners are paid 61 ×
+    (asos) or 1 × (petit, gran) the stake played and not collected; losers are collected and paid
+    nothing; on `none` nothing is paid or collected. Touched throws are BFR312's.
+
+    Passes: 1,000 on petit, dice 2 2 3 → payout 1,000, not collected. Fails: payout 2,000.
+    """
+    b = _bets(ctx)
+    b = b[b["settled"] & ~b["touched"]]
+    pay, collect = _settlement(b)
+    bad = (b["payout_cents"] != pay) | (b["collected"] != collect)
+    expected = lambda f: "payout " + pay[f.index].astype(str) + ", collected " + collect[f.index].astype(str).str.lower()  # noqa: E731
+    return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=expected, observed=_money)
+
+
+@rule(
+    "BFR303", "stake-maximum", "critical", "banca_francesa", (EP, "V", "El màxim de la taula per l'aposta a petit o gran serà igual a 200 vegades el mínim, i el màxim per l'aposta als asos és igual a sis vegades el mínim"),
+    tables=BETS + ("tables",), params=("small_big_max_multiple", "asos_max_multiple"),
+    en="The stake played exceeds the maximum",
+    ca="L'aposta jugada supera el màxim",
+)
+def stake_maximum(ctx: Context) -> pd.DataFrame:
+    """Stake played ≤ `small_big_max_multiple` × min on petit and gran (and ≤ the table's max_cents
+    where given) and ≤ `asos_max_multiple` × min on asos.
+
+    Passes: min 500, 3,000 on asos. Fails: min 500, 3,500 on asos; 100,500 on petit.
+    """
+    b = _bets(ctx)
+    limit = b["max_asos"].where(b["target"] == "asos", b["max_small_big"])
+    bad = (b["played"] > limit).fillna(False)
+    return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=lambda f: "<= " + limit[f.index].astype("Int64").astype(str), observed=b["played"])
+
+
+@rule(
+    "BFR304", "stake-minimum", "major", "banca_francesa", (EP, "V", "El mínim de les apostes està determinat per l'autorització concedida pel CRAJ"),
+    tables=BETS + ("tables",),
+    en="The stake played is below the table minimum",
+    ca="L'aposta jugada és inferior al mínim de la taula",
+)
+def stake_minimum(ctx: Context) -> pd.DataFrame:
+    """Stake played ≥ the table's min_cents.
+
+    Passes: min 500, stake 500. Fails: min 500, a boundary bet of 800 chips (plays 400).
+    """
+    b = _bets(ctx)
+    bad = (b["played"] < b["min_cents"]).fillna(False)
+    return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=lambda f: ">= " + f["min_cents"].astype("Int64").astype(str), observed=b["played"])
+
+
+@rule(
+    "BFR305", "boundary-bet", "major", "banca_francesa", (EP, "V", "representa la meitat del valor de les fitxes col·locades, el qual no pot ser inferior al doble del mínim ni superior al doble del màxim"),
+    tables=BETS + ("tables",), params=("boundary_limit_multiple",),
+    en="A boundary bet breaks its rules (petit or gran only, chips within twice the limits)",
+    ca="Una aposta al límit no segueix les seves regles (només petit o gran, fitxes dins del doble dels límits)",
+)
+def boundary_bet(ctx: Context) -> pd.DataFrame:
+    """A boundary bet is on petit or gran, plays half its chips, and its chips lie within
+    `boundary_limit_multiple` × min and `boundary_limit_multiple` × the petit/gran maximum.
+
+    Passes: min 500, boundary on gran with 2,000 chips. Fails: boundary on asos; 800 chips.
+    """
+    b = _bets(ctx)
+    b = b[b["placement"] == "boundary"]
+    k = ctx.param_array("boundary_limit_multiple", b["ts"])
+    lo, hi = b["min_cents"] * k, b["max_small_big"] * k
+    wrong_target = ~b["target"].isin(("petit", "gran"))
+    out_of_range = ((b["chips_cents"] < lo) | (b["chips_cents"] > hi)).fillna(False)
+    expected = lambda f: np.where(wrong_target[f.index], "petit or gran", "chips " + lo[f.index].astype("Int64").astype(str) + "–" + hi[f.index].astype("Int64").astype(str))  # noqa: E731
+    observed = lambda f: np.where(wrong_target[f.index], f["target"].astype(str), "chips " + f["chips_cents"].astype(str))  # noqa: E731
+    return hits(b, wrong_target | out_of_range, round_col="throw_id", item_col="bet_id",
+                expected=lambda f: pd.Series(expected(f), index=f.index), observed=lambda f: pd.Series(observed(f), index=f.index))
+
+
+@rule(
+    "BFR306", "null-throw", "critical", "banca_francesa", (EP, "V", "Són considerats llançaments nuls"),
+    tables=THROWS,
+    en="A null throw was settled instead of void",
+    ca="S'ha liquidat un llançament nul en lloc d'anul·lar-lo",
+)
+def null_throw(ctx: Context) -> pd.DataFrame:
+    """A throw with a null_reason (a die touched a foreign object, fell off the table, was defective
+    or soiled, not all dice in the cup, one retained, not isolated) is void.
+
+    Passes: null_reason off_table, status void. Fails: null_reason off_table, status settled.
+    """
+    t = _throws(ctx)
+    bad = t["null_reason"].notna() & t["settled"]
+    return hits(t, bad, round_col="throw_id", expected="void", observed=lambda f: "settled (" + f["null_reason"].astype(str) + ")")
+
+
+@rule(
+    "BFR307", "void-throw-settlement", "critical", "banca_francesa", (EP, "V", "llançaments nuls"),
+    tables=BETS,
+    en="A bet on a void throw was paid or collected",
+    ca="Una aposta d'un llançament nul s'ha pagat o recollit",
+)
+def void_throw_settlement(ctx: Context) -> pd.DataFrame:
+    """A void throw pays and collects nothing.
+
+    Passes: void throw, payout 0, collected false. Fails: collected true.
+    """
+    b = _bets(ctx)
+    bad = ~b["settled"] & ((b["payout_cents"] != 0) | b["collected"])
+    return hits(b, bad, round_col="throw_id", item_col="bet_id", expected="payout 0, collected false", observed=_money)
+
+
+@rule(
+    "BFR308", "dice-replaced-after-fault", "major", "banca_francesa", (EP, "V", "és obligatori, en qualsevol d'aquests casos, la substitució immediata de la terna de daus"),
+    tables=THROWS,
+    en="The dice set was not replaced after a die fell, was defective or soiled",
+    ca="No s'ha substituït la terna després que un dau caigués, fos defectuós o tingués una substància estranya",
+)
+def dice_replaced_after_fault(ctx: Context) -> pd.DataFrame:
+    """After a throw null for `off_table`, `defect` or `foreign_substance`, the table's next throw
+    uses another dice set. Reported on the later throw.
+
+    Passes: throw 7 off_table with set D1, throw 8 with D2. Fails: throw 8 with D1.
+    """
+    t = _throws(ctx)
+    bad = t["has_prev"] & t["prev_null_reason"].isin(REPLACE_AFTER) & (t["dice_set_id"] == t["prev_dice_set_id"])
+    return hits(t, bad, round_col="throw_id", expected=lambda f: "a set other than " + f["prev_dice_set_id"].astype(str), observed=t["dice_set_id"].astype(object))
+
+
+def _stint_overrun(ctx: Context, column: str) -> pd.DataFrame:
+    """Throws at which `column` (the dice set or the launcher) has been in continuous service at the
+    table for more than the rotation limit. A stint breaks when the value changes or after a pause
+    longer than session_gap_minutes."""
+    t = _throws(ctx)
+    if t.empty:
+        return no_hits()
+    gap = pd.to_timedelta(ctx.param_array("session_gap_minutes", t["ts"]), unit="m")
+    limit = pd.to_timedelta(ctx.param_array("rotation_minutes", t["ts"]), unit="m")
+    pause = (t["ts"] - t["prev_ts"]) > gap
+    new = ~t["has_prev"] | (t[column] != t[column].shift()) | pause.fillna(True)
+    stint = new.cumsum()
+    start = t["ts"].groupby(stint).transform("min")
+    served = t["ts"] - start
+    bad = served > limit
+    return hits(t, bad, round_col="throw_id", expected=lambda f: "<= " + pd.Series(limit, index=t.index)[f.index].dt.total_seconds().div(60).astype(int).astype(str) + " min",
+                observed=lambda f: served[f.index].dt.total_seconds().div(60).round(1).astype(str) + " min since " + iso(start[f.index]))
+
+
+@rule(
+    "BFR309", "dice-set-rotation", "major", "banca_francesa", (EP, "V", "cada terna serà substituïda rotativament, d'hora en hora"),
+    tables=THROWS, params=("rotation_minutes", "session_gap_minutes"),
+    en="The dice set has been in service at the table longer than allowed",
+    ca="La terna de daus fa més temps del permès que és en servei a la taula",
+)
+def dice_set_rotation(ctx: Context) -> pd.DataFrame:
+    """A dice set is not in continuous service at a table for more than `rotation_minutes`: every
+    throw past the limit is reported. Service is continuous while the table's consecutive throws use
+    the same set with no pause longer than `session_gap_minutes`.
+
+    Passes: D1 from 21:00 to 21:55, D2 from 21:56. Fails: D1 still in use at 22:01 (and after).
+    """
+    return _stint_overrun(ctx, "dice_set_id")
+
+
+@rule(
+    "BFR310", "launcher-rotation", "major", "banca_francesa", (EP, "V", "La substitució del crupier llançador dels daus ha de ser feta d'hora en hora"),
+    tables=THROWS, params=("rotation_minutes", "session_gap_minutes"),
+    en="The launching croupier has been on duty at the table longer than allowed",
+    ca="El crupier llançador fa més temps del permès que és de servei a la taula",
+)
+def launcher_rotation(ctx: Context) -> pd.DataFrame:
+    """A launching croupier is not on duty at a table continuously for more than `rotation_minutes`;
+    every throw past the limit is reported (stints as for BFR309).
+
+    Passes: L1 from 21:00 to 21:59, L2 from 22:00. Fails: L1 still launching at 22:05.
+    """
+    return _stint_overrun(ctx, "launcher_id")
+
+
+@rule(
+    "BFR311", "collect-before-pay", "minor", "banca_francesa", (EP, "V", "El pagament dels premis només es pot iniciar després de recollir totes les apostes perdedores començant sempre per l'aposta dels asos"),
+    tables=BETS,
+    en="Payments started before every losing bet was collected, or collection did not start with asos",
+    ca="S'ha començat a pagar abans de recollir totes les perdedores, o la recollida no ha començat pels asos",
+)
+def collect_before_pay(ctx: Context) -> pd.DataFrame:
+    """In a throw, every collection comes before every payment (collect_seq and paid_seq share one
+    sequence), and when an asos bet is collected the first collection is an asos bet.
+
+    Passes: collect asos (1), collect gran (2), pay petit (3). Fails: pay petit (1), collect gran (2).
+    """
+    b = _bets(ctx)
+    col = b[b["collected"] & b["collect_seq"].notna()]
+    paid = b[(b["payout_cents"] > 0) & b["paid_seq"].notna()]
+    last_collect = col.groupby("throw_id", observed=True)["collect_seq"].max()
+    first_pay = paid.groupby("throw_id", observed=True)["paid_seq"].min()
+    both = pd.concat([last_collect, first_pay], axis=1, join="inner")
+    late = both.index[(both["collect_seq"] > both["paid_seq"]).to_numpy()]
+    firsts = col.sort_values(["throw_id", "collect_seq"], kind="stable").drop_duplicates("throw_id").set_index("throw_id")["target"]
+    has_asos = col[col["target"] == "asos"]["throw_id"].unique()
+    not_asos_first = firsts.index[(firsts != "asos").to_numpy() & firsts.index.isin(has_asos)]
+    t = _throws(ctx)
+    sel = t[t["throw_id"].isin(late) | t["throw_id"].isin(not_asos_first)]
+    if sel.empty:
+        return no_hits()
+    is_late = sel["throw_id"].isin(late)
+    observed = pd.Series(np.where(is_late, "a payment before a collection", "first collection on " + sel["throw_id"].map(firsts).astype(str)), index=sel.index)
+    expected = pd.Series(np.where(is_late, "all collections before payments", "first collection on asos"), index=sel.index)
+    return hits(sel, round_col="throw_id", expected=expected, observed=observed)
+
+
+@rule(
+    "BFR312", "touched-dice", "critical", "banca_francesa", (EP, "V", "el crupier s'aixeca, altera o toca els daus sense anunciar la sort guanyadora, el llançament serà vàlid, guanyaran els jugadors i no perdran cap de les altres apostes"),
+    tables=BETS, params=("dice_odds",),
+    en="Dice touched before the announcement: winners must be paid and no other bet collected",
+    ca="Daus tocats abans de l'anunci: s'han de pagar els guanyadors i no recollir cap altra aposta",
+)
+def touched_dice(ctx: Context) -> pd.DataFrame:
+    """When the croupier touched the dice before announcing the result, the throw stands: bets on the
+    dice's result are paid as usual and no other bet is collected.
+
+    Passes: touched, dice 5 5 5 (gran): gran paid, petit not collected. Fails: petit collected.
+    """
+    b = _bets(ctx)
+    b = b[b["settled"] & b["touched"]]
+    pay, _ = _settlement(b)
+    bad = (b["payout_cents"] != pay) | b["collected"]
+    return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=lambda f: "payout " + pay[f.index].astype(str) + ", collected false", observed=_money)
+
+
+@rule(
+    "BFR313", "dice-specification", "major", "banca_francesa", (EP, "II", "igual longitud en les arestes dins dels límits de 12 a 15 mm; suma dels valors de les cares oposades igual a 7"),
+    tables=("dice_sets",), params=("dice_edge_min_mm", "dice_edge_max_mm"),
+    en="The dice set is out of specification",
+    ca="La terna de daus no compleix les especificacions",
+)
+def dice_specification(ctx: Context) -> pd.DataFrame:
+    """Every dice set has `dice_edge_min_mm` ≤ edge_mm ≤ `dice_edge_max_mm` and opposite faces
+    summing to 7. Reported on the dice set.
+
+    Passes: 14 mm, opposite faces 7. Fails: 16 mm; opposite faces not summing to 7.
+    """
+    d = ctx.frame("dice_sets")
+    lo, hi = float(ctx.param("dice_edge_min_mm")), float(ctx.param("dice_edge_max_mm"))  # type: ignore[arg-type]
+    size = (d["edge_mm"] < lo) | (d["edge_mm"] > hi)
+    bad = size | ~d["opposite_faces_sum_7"]
+    expected = f"edge {lo:g}–{hi:g} mm, opposite faces sum 7"
+    observed = lambda f: "edge " + f["edge_mm"].astype(str) + " mm, opposite faces sum 7 " + f["opposite_faces_sum_7"].astype(str).str.lower()  # noqa: E731
+    return hits(d, bad, round_col=None, item_col="dice_set_id", ts_col=None, expected=expected, observed=observed)
+
+
+@rule(
+    "BFR314", "seats", "minor", "banca_francesa", (EP, "IV", "ocupant cada un dels dotze llocs amb què compta cada taula"),
+    tables=BETS, params=("table_seats",),
+    en="A bet came from a seat the table does not have",
+    ca="Una aposta prové d'un lloc que la taula no té",
+)
+def seats(ctx: Context) -> pd.DataFrame:
+    """No bet comes from a seat above `table_seats` (12); standing players have no seat.
+
+    Passes: seat 12. Fails: seat 13.
+    """
+    b = _bets(ctx)
+    limit = ctx.param_array("table_seats", b["ts"])
+    bad = (b["seat"] > limit).fillna(False)
+    return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=lambda f: "<= " + pd.Series(limit, index=b.index)[f.index].astype(str), observed=b["seat"].astype(object))

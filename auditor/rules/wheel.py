@@ -1,1 +1,296 @@
-"""Placeholder replaced below."""
+"""Roda de la fortuna, epígraf 24 (WHL201–WHL212).
+
+Spins and bets are joined once (`_bets`); spins of each table are taken in time order for the rule on
+bets placed while the previous spin was being paid.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from auditor.rules.base import Context, at_least, hits, iso, no_hits, rule
+
+EP = "24"
+SPINS = ("wheel_spins",)
+BETS = ("wheel_spins", "wheel_bets")
+
+
+def _spins(ctx: Context) -> pd.DataFrame:
+    def build(c: Context) -> pd.DataFrame:
+        s = c.frame("wheel_spins").sort_values(["table_id", "ts_open", "ts_no_more_bets", "_file", "_line"], kind="stable").reset_index(drop=True)
+        s["ts"] = s["ts_no_more_bets"]
+        same = s["table_id"] == s["table_id"].shift()
+        s["prev_ts_settled"] = s["ts_settled"].shift().where(same)
+        s["settled"] = s["status"] == "settled"
+        if c.has("wheel_layouts"):
+            layout = c.frame("wheel_layouts").drop_duplicates(["table_id", "slot"]).set_index(["table_id", "slot"])["symbol"]
+            key = pd.MultiIndex.from_arrays([s["table_id"], s["stop_slot"].astype("float64").fillna(-1).astype("int64")])
+            s["layout_symbol"] = layout.reindex(key).to_numpy()
+        else:
+            s["layout_symbol"] = np.nan
+        if c.has("tables"):
+            s = s.join(c.frame("tables").set_index("table_id")[["min_cents", "max_cents"]], on="table_id")
+        else:
+            s["min_cents"] = np.nan
+            s["max_cents"] = np.nan
+        return s
+
+    return ctx.prepared("wheel_spins", build)  # type: ignore[return-value]
+
+
+def _bets(ctx: Context) -> pd.DataFrame:
+    def build(c: Context) -> pd.DataFrame:
+        cols = ["table_id", "ts", "ts_open", "ts_no_more_bets", "symbol", "status", "settled", "prev_ts_settled", "min_cents", "max_cents"]
+        spins = _spins(c).set_index("spin_id")[cols].rename(columns={"symbol": "winning_symbol"})
+        return c.frame("wheel_bets").join(spins, on="spin_id", how="inner")
+
+    return ctx.prepared("wheel_bets", build)  # type: ignore[return-value]
+
+
+def _paid(f: pd.DataFrame) -> pd.Series:
+    return "payout " + f["payout_cents"].astype(str) + ", stake returned " + f["stake_returned"].astype(str).str.lower()
+
+
+@rule(
+    "WHL201", "wheel-layout", "critical", "wheel_of_fortune", (EP, "II", "Conté dos cercles concèntrics compostos de 54 caselles"),
+    tables=("wheel_layouts",), params=("wheel_layout",),
+    en="The wheel's layout is not the regulated 54 slots",
+    ca="La distribució de la roda no és la de 54 caselles reglamentària",
+)
+def wheel_layout(ctx: Context) -> pd.DataFrame:
+    """A table's layout has 54 slots (0–53, each once) holding 24 × `24`, 15 × `15`, 7 × `7`,
+    4 × `4`, 2 × `2`, 1 × `figura_1` and 1 × `figura_2` (`wheel_layout`). Reported on the table.
+
+    Passes: the standard wheel. Fails: 25 slots of `24` and 14 of `15`; slot 17 twice.
+    """
+    lay = ctx.frame("wheel_layouts")
+    if lay.empty:
+        return no_hits()
+    wanted = ctx.param("wheel_layout")
+    counts = lay.groupby(["table_id", "symbol"], observed=True).size().unstack(fill_value=0)
+    counts = counts.reindex(columns=list(wanted), fill_value=0)  # type: ignore[arg-type]
+    slots = lay.groupby("table_id", observed=True)["slot"].agg(["nunique", "size"])
+    want = pd.Series(wanted, dtype="int64")  # type: ignore[arg-type]
+    bad_counts = (counts != want).any(axis=1)
+    bad_slots = (slots["nunique"] != 54) | (slots["size"] != 54)
+    bad = (bad_counts | bad_slots.reindex(counts.index, fill_value=True))
+    if not bad.any():
+        return no_hits()
+    observed = counts.apply(lambda r: " ".join(f"{k}×{int(v)}" for k, v in r.items()), axis=1) + slots["size"].map(lambda n: f" ({n} rows)")
+    expected = " ".join(f"{k}×{v}" for k, v in want.items()) + " (54 rows)"
+    first = lay.drop_duplicates("table_id").set_index("table_id")
+    sel = first.loc[bad[bad].index].reset_index()
+    return hits(sel, round_col=None, ts_col=None, expected=expected, observed=sel["table_id"].map(observed))
+
+
+@rule(
+    "WHL202", "minimum-revolutions", "critical", "wheel_of_fortune", (EP, "V", "la roda fa com a mínim 4 revolucions completes"),
+    tables=SPINS, params=("min_revolutions",),
+    en="A spin with too few revolutions was settled instead of void",
+    ca="S'ha liquidat una jugada amb menys revolucions de les exigides en lloc d'anul·lar-la",
+)
+def minimum_revolutions(ctx: Context) -> pd.DataFrame:
+    """A settled spin made at least `min_revolutions` full revolutions after the second impulse;
+    one that did not must be void.
+
+    Passes: 5.2 revolutions, settled; 3.1 revolutions, void. Fails: 3.9 revolutions, settled.
+    """
+    s = _spins(ctx)
+    need = ctx.param("min_revolutions", s["ts"])
+    bad = s["settled"] & (s["revolutions"] < need)
+    return hits(s, bad, round_col="spin_id", expected=lambda f: ">= " + pd.Series(need, index=s.index)[f.index].astype(str), observed=s["revolutions"])
+
+
+@rule(
+    "WHL203", "pointer-on-pivot", "critical", "wheel_of_fortune", (EP, "V", "Si la peça que reté s'atura sobre el pivot entre dos caselles la jugada es considera nul·la"),
+    tables=SPINS,
+    en="A spin whose pointer stopped on a pivot was settled instead of void",
+    ca="S'ha liquidat una jugada amb la peça sobre un pivot en lloc d'anul·lar-la",
+)
+def pointer_on_pivot(ctx: Context) -> pd.DataFrame:
+    """A spin whose pointer stopped on a pivot between two slots is void.
+
+    Passes: on_pivot true, status void. Fails: on_pivot true, status settled.
+    """
+    s = _spins(ctx)
+    return hits(s, s["on_pivot"] & s["settled"], round_col="spin_id", expected="void", observed="settled")
+
+
+@rule(
+    "WHL204", "obstruction", "critical", "wheel_of_fortune", (EP, "V", "si alguna persona o objecte obstaculitza el lliure moviment giratori de la roda"),
+    tables=SPINS,
+    en="An obstructed spin was settled instead of void",
+    ca="S'ha liquidat una jugada obstaculitzada en lloc d'anul·lar-la",
+)
+def obstruction(ctx: Context) -> pd.DataFrame:
+    """A spin during which a person or object hindered the wheel is void.
+
+    Passes: obstructed true, status void. Fails: obstructed true, status settled.
+    """
+    s = _spins(ctx)
+    return hits(s, s["obstructed"] & s["settled"], round_col="spin_id", expected="void", observed="settled")
+
+
+@rule(
+    "WHL205", "void-spin-settlement", "critical", "wheel_of_fortune", (EP, "V", "la jugada es considera nul·la, s'atura el joc i es reprèn el cicle complet"),
+    tables=BETS,
+    en="A bet on a void spin was paid or not returned",
+    ca="Una aposta d'una jugada nul·la s'ha pagat o no s'ha retornat",
+)
+def void_spin_settlement(ctx: Context) -> pd.DataFrame:
+    """On a void spin every bet is paid nothing and its stake returned.
+
+    Passes: void spin, payout 0, stake_returned true. Fails: void spin, payout 500.
+    """
+    b = _bets(ctx)
+    void = ~b["settled"]
+    bad = void & ((b["payout_cents"] != 0) | ~b["stake_returned"])
+    return hits(b, bad, round_col="spin_id", item_col="bet_id", expected="payout 0, stake returned true", observed=_paid)
+
+
+@rule(
+    "WHL206", "winning-symbol", "critical", "wheel_of_fortune", (EP, "V", "la peça que la reté assenyala una determinada casella i, per tant, la combinació guanyadora"),
+    tables=("wheel_spins", "wheel_layouts"),
+    en="The recorded winning symbol is not the one at the stop slot",
+    ca="El símbol guanyador registrat no és el de la casella on s'ha aturat",
+)
+def winning_symbol(ctx: Context) -> pd.DataFrame:
+    """On a settled spin, the recorded symbol is the layout's symbol at stop_slot (a settled spin
+    with no stop_slot, or a slot the layout lacks, is reported too).
+
+    Passes: stop_slot 12, layout slot 12 = `7`, symbol `7`. Fails: symbol `2`.
+    """
+    s = _spins(ctx)
+    bad = s["settled"] & (s["symbol"] != s["layout_symbol"]).fillna(True)
+    return hits(s, bad, round_col="spin_id", expected=s["layout_symbol"].astype(object), observed=s["symbol"].astype(object))
+
+
+@rule(
+    "WHL207", "payout-odds", "critical", "wheel_of_fortune", (EP, "V", "taula de premis es paga als guanyadors 1 per 1 2 per 1 5 per 1 10 per 1 20 per 1 45 per 1"),
+    tables=BETS, params=("wheel_odds",),
+    en="The bet was not paid by the table of prizes",
+    ca="L'aposta no s'ha pagat segons la taula de premis",
+)
+def payout_odds(ctx: Context) -> pd.DataFrame:
+    """On a settled spin, a winning bet (its symbol is the spin's) is paid stake × 1, 2, 5, 10, 20
+    or 45 (`24`, `15`, `7`, `4`, `2`, figures; `wheel_odds`) and its stake returned; a losing bet is
+    paid nothing and not returned; a bet withdrawn before ts_no_more_bets is not in play (paid
+    nothing, stake returned).
+
+    Passes: 1,000 on `7` wins → payout 5,000, returned. Fails: payout 4,000; a loser returned.
+    """
+    b = _bets(ctx)
+    b = b[b["settled"]]
+    withdrawn = (b["ts_withdrawn"] < b["ts_no_more_bets"]).fillna(False)
+    wins = (b["symbol"] == b["winning_symbol"]) & ~withdrawn
+    odds = ctx.ruleset.lookup("wheel_odds", b["symbol"].astype(object), b["ts"])
+    pay = (b["stake_cents"] * odds).where(wins, 0).round().astype("int64")
+    back = wins | withdrawn
+    bad = (b["payout_cents"] != pay) | (b["stake_returned"] != back)
+    def expected(f: pd.DataFrame) -> pd.Series:
+        return "payout " + pay[f.index].astype(str) + ", stake returned " + back[f.index].astype(str).str.lower()
+
+    return hits(b, bad, round_col="spin_id", item_col="bet_id", expected=expected, observed=_paid)
+
+
+@rule(
+    "WHL208", "late-bet", "critical", "wheel_of_fortune", (EP, "V", "A partir d'aquest moment no s'admeten ni noves apostes ni que aquestes apostes es toquin ni es retirin"),
+    tables=BETS,
+    en="A bet was placed, touched or withdrawn after \"no hi van més apostes\"",
+    ca="S'ha fet, tocat o retirat una aposta després de \"no hi van més apostes\"",
+)
+def late_bet(ctx: Context) -> pd.DataFrame:
+    """No bet is placed, touched or withdrawn at or after ts_no_more_bets.
+
+    Passes: placed 21:00:05, no more bets 21:00:20. Fails: placed 21:00:20; withdrawn 21:00:25.
+    """
+    b = _bets(ctx)
+    late_place = b["ts_placed"] >= b["ts_no_more_bets"]
+    late_touch = (b["ts_withdrawn"] >= b["ts_no_more_bets"]).fillna(False)
+    when = b["ts_placed"].where(late_place, b["ts_withdrawn"])
+    return hits(b, late_place | late_touch, round_col="spin_id", item_col="bet_id",
+                expected=lambda f: "before " + iso(f["ts_no_more_bets"]), observed=lambda f: iso(when[f.index]))
+
+
+@rule(
+    "WHL209", "bet-during-payout", "major", "wheel_of_fortune", (EP, "V", "No s'admet l'emplaçament d'apostes durant el pagament de les apostes guanyadores"),
+    tables=BETS,
+    en="A bet was placed while the previous spin was still being paid",
+    ca="S'ha fet una aposta mentre encara es pagava la jugada anterior",
+)
+def bet_during_payout(ctx: Context) -> pd.DataFrame:
+    """No bet of a spin is placed before ts_settled of the table's previous spin.
+
+    Passes: previous spin settled 21:00:50, bet placed 21:00:55. Fails: bet placed 21:00:45.
+    """
+    b = _bets(ctx)
+    bad = (b["ts_placed"] < b["prev_ts_settled"]).fillna(False)
+    return hits(b, bad, round_col="spin_id", item_col="bet_id",
+                expected=lambda f: at_least(f["prev_ts_settled"]), observed=lambda f: iso(f["ts_placed"]))
+
+
+@rule(
+    "WHL210", "payout-order", "minor", "wheel_of_fortune", (EP, "V", "Les apostes guanyadores es paguen de menor a major"),
+    tables=BETS,
+    en="Winning bets were not paid from the smallest payout to the largest",
+    ca="Les apostes guanyadores no s'han pagat de menor a major",
+)
+def payout_order(ctx: Context) -> pd.DataFrame:
+    """The winning bets of a settled spin (payout > 0), taken in paid_seq order, have payouts that
+    never decrease. Reported on the spin.
+
+    Passes: paid_seq 1, 2, 3 with payouts 500, 2,000, 2,000. Fails: 2,000 then 500.
+    """
+    b = _bets(ctx)
+    w = b[b["settled"] & (b["payout_cents"] > 0)].sort_values(["spin_id", "paid_seq", "payout_cents"], kind="stable", na_position="last")
+    if w.empty:
+        return no_hits()
+    same = w["spin_id"] == w["spin_id"].shift()
+    drop = same & (w["payout_cents"] < w["payout_cents"].shift())
+    spins = w.loc[drop, "spin_id"].unique()
+    s = _spins(ctx)
+    sel = s[s["spin_id"].isin(spins)]
+    order = w[w["spin_id"].isin(spins)].groupby("spin_id", observed=True)["payout_cents"].agg(lambda p: " ".join(map(str, p)))
+    return hits(sel, round_col="spin_id", expected="payouts in increasing order", observed=sel["spin_id"].map(order).astype(object))
+
+
+@rule(
+    "WHL211", "stake-limits", "major", "wheel_of_fortune", (EP, "V", "El mínim i màxim de les apostes"),
+    tables=BETS + ("tables",),
+    en="The stake is outside the table's limits",
+    ca="L'aposta és fora dels límits de la taula",
+)
+def stake_limits(ctx: Context) -> pd.DataFrame:
+    """min_cents ≤ stake_cents ≤ max_cents of the bet's table (no maximum recorded: only the minimum).
+
+    Passes: limits 500–50,000, stake 1,000. Fails: stake 400; stake 60,000.
+    """
+    b = _bets(ctx)
+    low = (b["stake_cents"] < b["min_cents"]).fillna(False)
+    high = (b["stake_cents"] > b["max_cents"]).fillna(False)
+    def limits(f: pd.DataFrame) -> pd.Series:
+        return f["min_cents"].astype("Int64").astype(str) + "–" + f["max_cents"].astype("Int64").astype(str).replace("<NA>", "")
+
+    return hits(b, low | high, round_col="spin_id", item_col="bet_id", expected=limits, observed=b["stake_cents"])
+
+
+@rule(
+    "WHL212", "second-impulse", "major", "wheel_of_fortune", (EP, "V", "Abans que la roda s'aturi, el crupier li dona un nou impuls alhora que anuncia no hi van més apostes"),
+    tables=SPINS,
+    en="The spin's times are out of order (opening, second impulse, stop, settlement)",
+    ca="Els temps de la jugada no segueixen l'ordre (obertura, segon impuls, aturada, liquidació)",
+)
+def second_impulse(ctx: Context) -> pd.DataFrame:
+    """ts_open < ts_no_more_bets < ts_stop ≤ ts_settled: the second impulse comes before the wheel
+    stops.
+
+    Passes: 21:00:00, 21:00:20, 21:00:40, 21:00:50. Fails: no more bets at 21:00:45, after the stop.
+    """
+    s = _spins(ctx)
+    ok = (s["ts_open"] < s["ts_no_more_bets"]) & (s["ts_no_more_bets"] < s["ts_stop"]) & (s["ts_stop"] <= s["ts_settled"])
+    def observed(f: pd.DataFrame) -> pd.Series:
+        t = [f[c].dt.strftime("%H:%M:%S") for c in ("ts_open", "ts_no_more_bets", "ts_stop", "ts_settled")]
+        return t[0] + " < " + t[1] + " < " + t[2] + " <= " + t[3]
+
+    return hits(s, ~ok, round_col="spin_id", expected="open < no more bets < stop <= settled", observed=observed)

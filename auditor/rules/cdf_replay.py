@@ -1,0 +1,161 @@
+"""Replay of chemin de fer coups from their cards, vectorised (epígraf 8, VI).
+
+Cards are parsed once into integer arrays (the strings have fixed width: "9S 8H" or "9S 8H 7D"), scores
+computed with modular sums, and the drawing rules looked up in small tables indexed by total and card.
+`prepare_coups` returns one row per coup with the replay, the table's limits, stake aggregates and the
+previous coup of the same table, which every CDF rule reads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from auditor.rules.base import Context
+
+RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+PUNT_SIDE = ("punt", "banc", "banc_amb_la_taula", "banc_seguit")
+BANC_KINDS = ("banc", "banc_seguit")
+
+# byte -> card value (A=1, 2-9 face, T J Q K = 0), rank index, suit index; 255 = no card.
+_VALUE = np.full(256, 255, dtype=np.int16)
+_RANK = np.full(256, -1, dtype=np.int16)
+_SUIT = np.full(256, -1, dtype=np.int16)
+for _i, _r in enumerate(RANKS):
+    _VALUE[ord(_r)] = min(_i + 1, 10) % 10
+    _RANK[ord(_r)] = _i
+for _i, _s in enumerate(SUITS):
+    _SUIT[ord(_s)] = _i
+
+DRAW, STAND, OPTION = 1, 0, 2
+
+
+def banker_tableau(option_3_vs_9: bool = True, option_5_vs_4: bool = True) -> np.ndarray:
+    """BANKER[total, c + 1]: must the banker draw on a two-card `total` (0-7) when the punt's third card
+    is worth c (0-9), or stood (c = -1)? Written from the published punto-banco chart with this
+    regulation's two options (epígraf 8, VI): 3 against a 9, 5 against a 4."""
+    table = np.full((10, 11), STAND, dtype=np.int8)
+    stood = {0: DRAW, 1: DRAW, 2: DRAW, 3: DRAW, 4: DRAW, 5: DRAW, 6: STAND, 7: STAND}
+    for total, decision in stood.items():
+        table[total, 0] = decision
+    for c in range(10):
+        table[0:3, c + 1] = DRAW
+        table[3, c + 1] = STAND if c == 8 else DRAW
+        table[4, c + 1] = DRAW if 2 <= c <= 7 else STAND
+        table[5, c + 1] = DRAW if 4 <= c <= 7 else STAND
+        table[6, c + 1] = DRAW if 6 <= c <= 7 else STAND
+        table[7, c + 1] = STAND
+    if option_3_vs_9:
+        table[3, 9 + 1] = OPTION
+    if option_5_vs_4:
+        table[5, 4 + 1] = OPTION
+    return table
+
+
+def parse_hands(cards: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(values[n, 3], codes[n, 3], count[n]): card values and 0-51 codes, -1 where there is no card."""
+    raw = np.array(cards.to_numpy(dtype=object), dtype="S8")
+    grid = raw.view(np.uint8).reshape(len(raw), 8) if len(raw) else np.zeros((0, 8), dtype=np.uint8)
+    ranks = grid[:, [0, 3, 6]]
+    suits = grid[:, [1, 4, 7]]
+    values = _VALUE[ranks]
+    present = values != 255
+    codes = np.where(present, _RANK[ranks] * 4 + _SUIT[suits], -1)
+    values = np.where(present, values, -1)
+    return values.astype(np.int16), codes.astype(np.int16), present.sum(axis=1).astype(np.int8)
+
+
+def replay(coups: pd.DataFrame, ctx: Context) -> pd.DataFrame:
+    pv, pc, pn = parse_hands(coups["player_cards"])
+    bv, bc, bn = parse_hands(coups["banker_cards"])
+    out = pd.DataFrame(index=coups.index)
+    p2 = (pv[:, 0] + pv[:, 1]) % 10
+    b2 = (bv[:, 0] + bv[:, 1]) % 10
+    p_final = (p2 + np.where(pn == 3, pv[:, 2], 0)) % 10
+    b_final = (b2 + np.where(bn == 3, bv[:, 2], 0)) % 10
+    out["p2"], out["b2"], out["p_final"], out["b_final"] = p2, b2, p_final, b_final
+    out["player_drew"] = pn == 3
+    out["banker_drew"] = bn == 3
+    out["third_card"] = np.where(pn == 3, pv[:, 2], -1)
+    out["natural"] = (p2 >= 8) | (b2 >= 8)
+    out["true_outcome"] = np.select([p_final > b_final, p_final < b_final], ["player", "banker"], "tie")
+
+    opt5 = np.asarray(ctx.param("player_optional_5", coups["ts"]), dtype=bool)
+    player_rule = np.select([p2 <= 4, p2 == 5, p2 <= 7], [DRAW, np.where(opt5, OPTION, DRAW), STAND], STAND)
+    out["player_rule"] = player_rule
+    o39 = np.asarray(ctx.param("banker_optional_3_vs_9", coups["ts"]), dtype=bool)
+    o54 = np.asarray(ctx.param("banker_optional_5_vs_4", coups["ts"]), dtype=bool)
+    column = out["third_card"].to_numpy() + 1
+    total = np.clip(b2, 0, 9)
+    strict = banker_tableau(False, False)[total, column]
+    # The two options of VI only widen the chart: apply them where the ruleset grants them.
+    widened = np.where(o39 & (total == 3) & (column == 10), OPTION, strict)
+    widened = np.where(o54 & (total == 5) & (column == 5), OPTION, widened)
+    out["banker_rule"] = widened
+    return out
+
+
+def _stake_aggregates(stakes: pd.DataFrame) -> pd.DataFrame:
+    punt_side = stakes["kind"].isin(PUNT_SIDE)
+    abon = stakes["kind"] == "abonament"
+    res = stakes["result_cents"].astype("float64").fillna(0)
+    agg = pd.DataFrame(
+        {
+            "coup_id": stakes["coup_id"],
+            "stake_result_sum": res,
+            "punt_side_total": stakes["amount_cents"].where(punt_side, 0),
+            "abonament_total": stakes["amount_cents"].where(abon, 0),
+            "abonament_won": res.where(abon, 0).clip(lower=0),
+            "abonaments": abon.astype("int64"),
+            "bancs": stakes["kind"].isin(BANC_KINDS).astype("int64"),
+            "any_banc": stakes["kind"].isin(BANC_KINDS + ("banc_amb_la_taula",)).astype("int64"),
+            "stakes": 1,
+        }
+    )
+    return agg.groupby("coup_id", observed=True).sum()
+
+
+def prepare_coups(ctx: Context) -> pd.DataFrame:
+    coups = ctx.frame("cdf_coups")
+    coups = coups.sort_values(["table_id", "ts", "shoe_id", "coup_no", "_file", "_line"], kind="stable").reset_index(drop=True)
+    rp = replay(coups, ctx)
+    df = pd.concat([coups, rp], axis=1)
+    if ctx.has("tables"):
+        tables = ctx.frame("tables").set_index("table_id")[["min_cents", "authorised_min_cents", "bank_unlimited"]]
+        df = df.join(tables, on="table_id")
+    else:
+        df["min_cents"] = pd.NA
+        df["authorised_min_cents"] = pd.NA
+        df["bank_unlimited"] = pd.NA
+    df["min_cents"] = df["min_cents"].astype("Float64")
+    df["bank_unlimited"] = df["bank_unlimited"].astype("boolean").fillna(False).astype(bool)
+    if ctx.has("cdf_stakes"):
+        df = df.join(_stake_aggregates(ctx.frame("cdf_stakes")), on="coup_id")
+    for col in ("stake_result_sum", "punt_side_total", "abonament_total", "abonament_won", "abonaments", "bancs", "any_banc", "stakes"):
+        if col not in df:
+            df[col] = 0
+        df[col] = df[col].fillna(0).astype("int64")
+    # The table's previous coup, in time order: sequence rules compare with it.
+    same = df["table_id"] == df["table_id"].shift()
+    df["has_prev"] = same.to_numpy()
+    for col in ("coup_id", "banker_id", "bank_after_cents", "true_outcome", "status", "bank_event"):
+        df["prev_" + col] = df[col].shift().where(same)
+    df["settled"] = df["status"] == "settled"
+    df["prev_lost"] = same & (df["prev_status"] == "settled") & (df["prev_true_outcome"] == "player")
+    return df
+
+
+def coups(ctx: Context) -> pd.DataFrame:
+    return ctx.prepared("cdf_coups", prepare_coups)  # type: ignore[return-value]
+
+
+def stakes(ctx: Context) -> pd.DataFrame:
+    """Stakes with their coup's replay and limits (inner join: orphans are LOG003's)."""
+
+    def build(c: Context) -> pd.DataFrame:
+        cols = ["coup_id", "table_id", "ts", "bank_cents", "min_cents", "true_outcome", "status", "settled",
+                "prev_coup_id", "has_prev"]
+        return c.frame("cdf_stakes").join(coups(c).set_index("coup_id")[cols[1:]], on="coup_id", how="inner")
+
+    return ctx.prepared("cdf_stakes", build)  # type: ignore[return-value]
