@@ -191,8 +191,10 @@ def read_jsonl(path: Path) -> RawTable:
             continue
         records.append({k: _json_cell(v) for k, v in obj.items()})
         lines.append(number)
-    frame = pd.DataFrame.from_records(records) if records else pd.DataFrame()
-    frame = frame.astype(object)
+    # Columns are built as object arrays: pandas would turn an int column with nulls into floats,
+    # and "5.0" is not the integer the contract asks for.
+    names = list(dict.fromkeys(k for rec in records for k in rec))
+    frame = pd.DataFrame({n: pd.Series([rec.get(n) for rec in records], dtype=object) for n in names})
     return RawTable(frame, np.asarray(lines, dtype=np.int64), errors)
 
 
