@@ -18,7 +18,7 @@ import pandas as pd
 
 from auditor.loading.coerce import as_text, coerce, finalize_dtypes
 from auditor.loading.readers import RawTable, UnreadableFile, file_format, read_raw
-from auditor.schema import SETTLED_VIA_PARENT, TABLES, Table
+from auditor.schema import REPORTED_ON, SETTLED_VIA_PARENT, TABLES, Table
 
 SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
 QUARANTINE_COLUMNS = ["rule", "table", "file", "line", "column", "reason", "value", "table_id", "round_id", "item_id"]
@@ -132,9 +132,8 @@ def _quarantine_rows(
     )
     if len(rows):
         pos = rows["pos"].to_numpy(dtype=np.int64)
-        out["table_id"] = typed_ids["table_id"].iloc[pos].to_numpy(dtype=object) if "table_id" in typed_ids else None
-        out["round_id"] = typed_ids["round_id"].iloc[pos].to_numpy(dtype=object) if "round_id" in typed_ids else None
-        out["item_id"] = None
+        for key in ("table_id", "round_id", "item_id"):
+            out[key] = typed_ids[key].iloc[pos].to_numpy(dtype=object) if key in typed_ids else None
     line_rows = pd.DataFrame(
         {
             "rule": "LOG001",
@@ -153,11 +152,12 @@ def _quarantine_rows(
 
 
 def _raw_ids(table: Table, raw: pd.DataFrame) -> pd.DataFrame:
+    """The table, round and item a finding on each raw row names (REPORTED_ON), and the row's own id."""
     ids = pd.DataFrame(index=raw.index)
-    if "table_id" in raw.columns:
-        ids["table_id"] = as_text(raw["table_id"]).to_numpy(dtype=object)
-    if table.id_column and table.id_column in raw.columns:
-        ids["round_id"] = as_text(raw[table.id_column]).to_numpy(dtype=object)
+    round_col, item_col = REPORTED_ON[table.name]
+    for key, col in (("table_id", "table_id"), ("round_id", round_col), ("item_id", item_col), ("own_id", table.id_column)):
+        if col and col in raw.columns:
+            ids[key] = as_text(raw[col]).to_numpy(dtype=object)
     return ids
 
 
@@ -186,7 +186,7 @@ def _load_file(table: Table, path: Path, name: str) -> tuple[SourceFile, pd.Data
     clean["_file"] = name
     clean["_line"] = raw.lines[~bad]
     source.rows_quarantined = int(bad.sum()) + len(raw.errors)
-    named = ids["round_id"] if "round_id" in ids else empty_ids
+    named = ids["own_id"] if "own_id" in ids else empty_ids
     return source, clean, quarantine, named
 
 
@@ -205,6 +205,7 @@ def _deduplicate(table: Table, frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.Da
     if not dup.any():
         return frame, pd.DataFrame(columns=QUARANTINE_COLUMNS)
     rows = frame[dup]
+    round_col, item_col = REPORTED_ON[table.name]
     first = frame[~dup].drop_duplicates(table.id_column).set_index(table.id_column)
     first_at = first.loc[rows[table.id_column], "_file"].astype(str).to_numpy(dtype=object) + ":" + (
         first.loc[rows[table.id_column], "_line"].astype(str).to_numpy(dtype=object)
@@ -219,8 +220,8 @@ def _deduplicate(table: Table, frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.Da
             "reason": "duplicate " + table.id_column + ", first at " + first_at,
             "value": rows[table.id_column].astype(str).to_numpy(dtype=object),
             "table_id": rows["table_id"].to_numpy(dtype=object) if "table_id" in rows else None,
-            "round_id": rows[table.id_column].astype(str).to_numpy(dtype=object),
-            "item_id": None,
+            "round_id": rows[round_col].astype(str).to_numpy(dtype=object) if round_col else None,
+            "item_id": rows[item_col].astype(str).to_numpy(dtype=object) if item_col else None,
         }
     )
     return frame[~dup].reset_index(drop=True), quarantine

@@ -41,8 +41,10 @@ def _spins(ctx: Context) -> pd.DataFrame:
 
 def _bets(ctx: Context) -> pd.DataFrame:
     def build(c: Context) -> pd.DataFrame:
-        cols = ["table_id", "ts", "ts_open", "ts_no_more_bets", "symbol", "status", "settled", "prev_ts_settled", "min_cents", "max_cents"]
-        spins = _spins(c).set_index("spin_id")[cols].rename(columns={"symbol": "winning_symbol"})
+        cols = ["table_id", "ts", "ts_open", "ts_no_more_bets", "winning_symbol", "status", "settled", "prev_ts_settled", "min_cents", "max_cents"]
+        spins = _spins(c)
+        # Payouts are judged by the slot the wheel stopped on; a wrong recorded symbol is WHL206's.
+        spins = spins.assign(winning_symbol=spins["layout_symbol"].fillna(spins["symbol"])).set_index("spin_id")[cols]
         return c.frame("wheel_bets").join(spins, on="spin_id", how="inner")
 
     return ctx.prepared("wheel_bets", build)  # type: ignore[return-value]
@@ -173,7 +175,8 @@ def winning_symbol(ctx: Context) -> pd.DataFrame:
     ca="L'aposta no s'ha pagat segons la taula de premis",
 )
 def payout_odds(ctx: Context) -> pd.DataFrame:
-    """On a settled spin, a winning bet (its symbol is the spin's) is paid stake × 1, 2, 5, 10, 20
+    """On a settled spin, a winning bet (its symbol is the one at the stop slot in the table's layout,
+    or the recorded symbol where there is no layout) is paid stake × 1, 2, 5, 10, 20
     or 45 (`24`, `15`, `7`, `4`, `2`, figures; `wheel_odds`) and its stake returned; a losing bet is
     paid nothing and not returned; a bet withdrawn before ts_no_more_bets is not in play (paid
     nothing, stake returned).
