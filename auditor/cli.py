@@ -176,6 +176,30 @@ def explain(
 
 
 @app.command()
+def simulate(
+    out_dir: Annotated[Path, typer.Argument(help="Directory to write the bundle into.")],
+    seed: Annotated[int, typer.Option(help="Random seed: the same seed gives the same bundle.")] = 1,
+    rounds: Annotated[int, typer.Option(help="Rounds per game (coups, spins, throws).", min=1)] = 1000,
+    games: Annotated[str, typer.Option(help="Comma-separated: cdf, wheel, dice, tournaments.")] = "cdf,wheel,dice,tournaments",
+    format: Annotated[str, typer.Option("--format", help="csv, jsonl or parquet.")] = "csv",
+    plant: Annotated[float, typer.Option("--plant", help="Share of rounds given a planted breach (0-1).")] = 0.0,
+    plant_rules: Annotated[str | None, typer.Option("--plant-rules", help="Plant these codes or prefixes (one each if --plant is 0).")] = None,
+) -> None:
+    """Write a bundle of lawful play, optionally with planted breaches listed in OUT_DIR.planted.jsonl."""
+    from auditor.simulate import SimulateError, parse_games
+    from auditor.simulate import simulate as run_simulation
+
+    try:
+        chosen = parse_games(games)
+        rules = [r for r in (plant_rules or "").replace(" ", ",").split(",") if r] or None
+        sim = run_simulation(out_dir, seed=seed, rounds=rounds, games=chosen, fmt=format.lower(), plant_rate=plant, plant_rules=rules)
+    except SimulateError as exc:
+        raise fail(str(exc)) from None
+    sizes = ", ".join(f"{name} {len(frame)}" for name, frame in sim.frames.items())
+    typer.echo(f"wrote {out_dir}: {sizes}; {len(sim.planted)} planted finding(s) in {out_dir.parent / (out_dir.name + '.planted.jsonl')}")
+
+
+@app.command()
 def version() -> None:
     """Print the auditor's version."""
     typer.echo(__version__)

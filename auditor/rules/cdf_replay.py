@@ -136,8 +136,13 @@ def prepare_coups(ctx: Context) -> pd.DataFrame:
         if col not in df:
             df[col] = 0
         df[col] = df[col].fillna(0).astype("int64")
-    # The table's previous coup, in time order: sequence rules compare with it.
+    # The table's previous coup, in time order: sequence rules compare with it. Only a true
+    # predecessor counts (the next coup_no of the same shoe, or coup 1 of a new shoe): when a coup in
+    # between is missing or quarantined, the pair cannot be judged and LOG005 reports the gap.
     same = df["table_id"] == df["table_id"].shift()
+    same_shoe = df["shoe_id"] == df["shoe_id"].shift()
+    next_no = df["coup_no"] == df["coup_no"].shift() + 1
+    same = same & ((same_shoe & next_no) | (~same_shoe & (df["coup_no"] == 1)))
     df["has_prev"] = same.to_numpy()
     for col in ("coup_id", "banker_id", "bank_after_cents", "true_outcome", "status", "bank_event"):
         df["prev_" + col] = df[col].shift().where(same)

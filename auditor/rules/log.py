@@ -175,4 +175,7 @@ def sequence(ctx: Context) -> pd.DataFrame:
     prev_ts = c["ts"].shift().dt.strftime("%Y-%m-%dT%H:%M:%S+00:00")
     expected = expected_no.astype(object).where(broken, ">= " + prev_ts.astype(object))
     observed = c["coup_no"].astype(object).where(broken, c["ts"].dt.strftime("%Y-%m-%dT%H:%M:%S+00:00").astype(object))
-    return hits(c, bad.to_numpy(), round_col="coup_id", expected=expected, observed=observed)
+    detail = lambda f: "coup_no " + observed[f.index].astype(str) + " where " + expected[f.index].astype(str) + " was due"  # noqa: E731
+    detail_ts = lambda f: "ts " + observed[f.index].astype(str) + " goes back before " + prev_ts[f.index].astype(str)  # noqa: E731
+    return hits(c, bad.to_numpy(), round_col="coup_id", expected=expected, observed=observed,
+                detail=lambda f: detail(f).where(broken[f.index], detail_ts(f)))
