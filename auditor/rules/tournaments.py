@@ -91,7 +91,8 @@ def advance_notice(ctx: Context) -> pd.DataFrame:
     """
     t = _tournaments(ctx)
     deadline = t["starts_on"] - pd.to_timedelta(ctx.param_array("notice_days", t["ts"]), unit="D")
-    bad = (t["notified_on"] > deadline).fillna(True)
+    # NaT compares False: a tournament never notified must be caught explicitly.
+    bad = t["notified_on"].isna() | (t["notified_on"] > deadline)
     return hits(t, bad, round_col="tournament_id", expected=lambda f: "<= " + _day(deadline[f.index]),
                 observed=lambda f: _day(f["notified_on"]).fillna("not notified"))
 

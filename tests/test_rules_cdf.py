@@ -1,0 +1,300 @@
+"""Chemin de fer (CDF101-CDF134): for each rule, tiny inline coups that pass and that fail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import CDF_TABLE, at, audit, cdf, coup, found, lost, outcome_of, stake_row, won
+
+
+def test_lawful_coups_pass_every_cdf_rule(tmp_path: Path) -> None:
+    c1, s1 = won("C1", bank_event="initial")
+    c2, s2 = won("C2", bank_cents=c1["bank_after_cents"], bank_event="retained")
+    c3, s3 = lost("C3", bank_cents=c2["bank_after_cents"], bank_event="retained")
+    c4 = coup("C4", banker_id="B2", banker_seat=2, bank_event="rotation", bank_cents=5000, bank_after_cents=5000)
+    assert found(audit(tmp_path, cdf([c1, c2, c3, c4], s1 + s2 + s3), "CDF")) == []
+
+
+def test_cdf101_cagnotte_rate(tmp_path: Path) -> None:
+    ok, s = won("C1", stake=10050)
+    assert ok["cagnotte_cents"] == 503  # 502.5 rounded half up
+    bad, s2 = won("C2", stake=10000, bank_event="retained")
+    bad.update(cagnotte_cents=600, bank_after_cents=10000 + 10000 - 600)
+    f = audit(tmp_path, cdf([ok, bad], s + s2), "CDF101")
+    assert found(f) == [("C2", None)]
+    assert f.iloc[0]["expected"] == 500 and f.iloc[0]["observed"] == 600
+
+
+def test_cdf102_cagnotte_without_win(tmp_path: Path) -> None:
+    tie = coup("C1", cagnotte_cents=50, bank_after_cents=9950)
+    lose, s = lost("C2", bank_event="rotation", banker_id="B2")
+    f = audit(tmp_path, cdf([tie, lose], s), "CDF102")
+    assert found(f) == [("C1", None)]
+
+
+@pytest.mark.parametrize(("bank", "unlimited", "expected"), [(100000, False, []), (100100, False, [("C1", None)]), (100100, True, [])])
+def test_cdf103_bank_maximum(tmp_path: Path, bank: int, unlimited: bool, expected: list) -> None:
+    table = CDF_TABLE | {"bank_unlimited": unlimited}
+    f = audit(tmp_path, cdf([coup("C1", bank_cents=bank, bank_after_cents=bank)], table=table), "CDF103")
+    assert found(f) == expected
+
+
+def test_cdf104_bank_minimum(tmp_path: Path) -> None:
+    f = audit(tmp_path, cdf([coup("C1", bank_cents=1000, bank_after_cents=1000), coup("C2", bank_cents=900, bank_after_cents=900, bank_event="rotation")]), "CDF104")
+    assert found(f) == [("C2", None)]
+
+
+def test_cdf105_point_minimum(tmp_path: Path) -> None:
+    stakes = [stake_row("S1", amount=1000), stake_row("S2", player="P3", seat=3, amount=500), stake_row("S3", player="P4", kind="abonament", amount=100)]
+    assert found(audit(tmp_path, cdf([coup("C1")], stakes), "CDF105")) == [("C1", "S2")]
+
+
+def test_cdf106_point_maximum_each_and_total(tmp_path: Path) -> None:
+    over = [stake_row("S1", amount=12000)]
+    total = [stake_row("S2", "C2", amount=8000), stake_row("S3", "C2", player="P3", seat=3, amount=4000)]
+    fine = [stake_row("S4", "C3", amount=6000), stake_row("S5", "C3", player="P3", seat=3, amount=4000)]
+    f = audit(tmp_path, cdf([coup("C1"), coup("C2"), coup("C3")], over + total + fine), "CDF106")
+    assert sorted(found(f), key=str) == sorted([("C1", "S1"), ("C1", None), ("C2", None)], key=str)
+
+
+def test_cdf107_table_minimum_authorised(tmp_path: Path) -> None:
+    bad = CDF_TABLE | {"table_id": "T2", "min_cents": 500}
+    tables = {"tables": [CDF_TABLE, bad], "cdf_coups": [coup("C1")]}
+    f = audit(tmp_path, tables, "CDF107")
+    assert list(f["table_id"]) == ["T2"]
+
+
+def test_cdf108_voluntary_garage(tmp_path: Path) -> None:
+    c1, s1 = won("C1", bank_event="initial")  # bank after 19,500
+    c2, s2 = won("C2", bank_cents=19500, bank_event="retained")
+    half = (19500 + 10000 - 500) // 2
+    c2.update(garage_cents=half, garage_kind="voluntary", bank_after_cents=19500 + 10000 - 500 - half)  # second coup: half allowed
+    c3, s3 = won("C3", banker_id="B2", banker_seat=2, bank_event="rotation", bank_cents=10000)
+    c3.update(garage_cents=5000, garage_kind="voluntary", bank_after_cents=10000 + 9500 - 5000)  # first coup, 9,500 < 50 × 1,000
+    f = audit(tmp_path, cdf([c1, c2, c3], s1 + s2 + s3), "CDF108")
+    assert found(f) == [("C3", None)]
+
+
+def test_cdf108_large_winnings_allow_a_garage_on_the_first_coup(tmp_path: Path) -> None:
+    c1, s1 = won("C1", stake=60000, bank_cents=60000)  # net 57,000 > 50,000
+    c1.update(garage_cents=57000, garage_kind="voluntary", bank_after_cents=60000)
+    assert found(audit(tmp_path, cdf([c1], s1), "CDF108")) == []
+
+
+def test_cdf109_improper_garage(tmp_path: Path) -> None:
+    ok, s1 = won("C1", bank_cents=95000)
+    ok.update(garage_cents=4500, garage_kind="improper", bank_after_cents=100000)
+    bad, s2 = won("C2", bank_cents=95000, bank_event="rotation", banker_id="B2")
+    f = audit(tmp_path, cdf([ok, bad], s1 + s2), "CDF109")
+    assert found(f) == [("C2", None)]
+
+
+def test_cdf110_bank_continuity(tmp_path: Path) -> None:
+    ok, s1 = won("C1")
+    bad_after, s2 = won("C2", bank_event="rotation", banker_id="B2")
+    bad_after["bank_after_cents"] += 100
+    bad_sum, s3 = won("C3", bank_event="rotation", banker_id="B3")
+    s3[0]["result_cents"] = -9000
+    f = audit(tmp_path, cdf([ok, bad_after, bad_sum], s1 + s2 + s3), "CDF110")
+    assert found(f) == [("C2", None), ("C3", None)]
+
+
+def test_cdf111_bank_never_decreased(tmp_path: Path) -> None:
+    c1, s1 = won("C1")  # leaves 19,500
+    c2 = coup("C2", bank_cents=19500, bank_after_cents=19500, bank_event="retained")
+    c3 = coup("C3", bank_cents=15000, bank_after_cents=15000, bank_event="retained")
+    assert found(audit(tmp_path, cdf([c1, c2, c3], s1), "CDF111")) == [("C3", None)]
+
+
+def test_cdf112_losing_banker_cedes(tmp_path: Path) -> None:
+    c1, s1 = lost("C1")
+    c2 = coup("C2", bank_event="rotation", banker_id="B2", banker_seat=2)
+    c3, s3 = lost("C3", banker_id="B2", banker_seat=2)
+    c4 = coup("C4", bank_event="retained", banker_id="B2", banker_seat=2, bank_cents=10000)
+    f = audit(tmp_path, cdf([c1, c2, c3, c4], s1 + s3), "CDF112")
+    assert found(f) == [("C4", None)]
+
+
+def test_cdf113_first_bank_seat_1(tmp_path: Path) -> None:
+    ok = coup("C1")
+    bad = coup("C9", table_id="T2", shoe_id="S9", coup_no=1, bank_event="initial", banker_seat=3)
+    tables = {"tables": [CDF_TABLE, CDF_TABLE | {"table_id": "T2"}], "cdf_coups": [ok, bad]}
+    assert found(audit(tmp_path, tables, "CDF113")) == [("C9", None)]
+
+
+def test_cdf114_takeover_amount(tmp_path: Path) -> None:
+    c1, s1 = won("C1")  # won, bank after 19,500, passed voluntarily
+    c2 = coup("C2", bank_event="rotation", banker_id="B2", banker_seat=2, bank_cents=15000, bank_after_cents=15000)
+    c3 = coup("C3", bank_event="auction", banker_id="B3", banker_seat=3, bank_cents=15000, bank_after_cents=15000)
+    f = audit(tmp_path, cdf([c1, c2, c3], s1), "CDF114")
+    assert found(f) == [("C2", None)]
+
+
+def test_cdf114_after_a_loss_any_amount(tmp_path: Path) -> None:
+    c1, s1 = lost("C1")
+    c2 = coup("C2", bank_event="rotation", banker_id="B2", banker_seat=2, bank_cents=2000, bank_after_cents=2000)
+    assert found(audit(tmp_path, cdf([c1, c2], s1), "CDF114")) == []
+
+
+def test_cdf120_minimum_players(tmp_path: Path) -> None:
+    f = audit(tmp_path, cdf([coup("C1", players_seated=4), coup("C2", players_seated=3)]), "CDF120")
+    assert found(f) == [("C2", None)]
+
+
+def test_cdf121_six_decks(tmp_path: Path) -> None:
+    coups = [coup(f"C{i}", player_cards="KH KH", banker_cards="QS 7D") for i in range(1, 5)]  # KH 2, 4, 6, 8 times
+    f = audit(tmp_path, cdf(coups), "CDF121")
+    assert found(f) == [("C4", None)]
+    assert f.iloc[0]["observed"] == "7 × KH"
+
+
+def test_cdf122_stop_card(tmp_path: Path) -> None:
+    coups = [coup("C1"), coup("C2", stop_card=True), coup("C3"), coup("C4", shoe_id="S2", coup_no=1, ts=at(600))]
+    f = audit(tmp_path, cdf(coups), "CDF122")
+    assert found(f) == [("C3", None)]
+
+
+def test_cdf123_outcome(tmp_path: Path) -> None:
+    f = audit(tmp_path, cdf([coup("C1"), coup("C2", outcome="banker"), coup("C3", status="void", outcome=None)]), "CDF123")
+    assert found(f) == [("C2", None)]
+
+
+def test_cdf124_naturals(tmp_path: Path) -> None:
+    ok = coup("C1", player_cards="9S 9H", banker_cards="TC 3D", outcome="player")
+    bad = coup("C2", player_cards="9S 9H", banker_cards="TC 3D 4H", outcome="player", third_face_up=True)
+    f = audit(tmp_path, cdf([ok, bad]), "CDF124")
+    assert found(f) == [("C2", None)]
+
+
+@pytest.mark.parametrize(("cards", "drew", "finding"), [
+    ("TS 4H", True, False), ("TS 4H", False, True), ("TS 5H", False, False), ("TS 5H", True, False),
+    ("TS 6H", True, True), ("TS 7H", False, False), ("TS KH", False, True),
+])
+def test_cdf125_player_drawing(tmp_path: Path, cards: str, drew: bool, finding: bool) -> None:
+    hand = cards + (" KD" if drew else "")
+    c = coup("C1", player_cards=hand, banker_cards="TC 7D", third_face_up=True if drew else None, outcome=outcome_of(hand, "TC 7D"))
+    assert bool(found(audit(tmp_path, cdf([c]), "CDF125"))) is finding
+
+
+def test_cdf125_free_mode_is_not_judged(tmp_path: Path) -> None:
+    c = coup("C1", mode="free", player_cards="TS 6H KD", third_face_up=True, outcome="banker")
+    assert found(audit(tmp_path, cdf([c]), "CDF125")) == []
+
+
+# The punto-banco chart as published, with this regulation's options: rows are the banker's two-card
+# total 0-7; columns the punt stood (first) or the value 0-9 of the punt's third card.
+# D = must draw, S = must stand, O = may choose.
+CHART = {
+    0: "D DDDDDDDDDD",
+    1: "D DDDDDDDDDD",
+    2: "D DDDDDDDDDD",
+    3: "D DDDDDDDDSO",
+    4: "D SSDDDDDDSS",
+    5: "D SSSSODDDSS",
+    6: "S SSSSSSDDSS",
+    7: "S SSSSSSSSSS",
+}
+RANK = "KA23456789"  # a card of each value 0-9
+
+
+def _tableau_coups() -> list[tuple[dict[str, object], str]]:
+    coups = []
+    n = 0
+    for total, row in CHART.items():
+        decisions = [row[0]] + list(row[2:])
+        for col, must in enumerate(decisions):
+            third = None if col == 0 else col - 1
+            for banker_draws in (True, False):
+                n += 1
+                punt = "TS 7H" if third is None else "TS 2H " + RANK[third] + "C"
+                banker = ("TD " + RANK[total] + "D") + (" KC" if banker_draws else "")
+                expect = must == ("S" if banker_draws else "D")  # a finding when the banker did the forbidden thing
+                c = coup(f"C{n}", shoe_id=f"S{n}", coup_no=1, bank_event="initial", player_cards=punt, banker_cards=banker,
+                         third_face_up=True if (third is not None or banker_draws) else None, outcome=outcome_of(punt, banker))
+                coups.append((c, "finding" if expect else "pass"))
+    return coups
+
+
+def test_cdf126_banker_tableau_every_total_against_every_third_card(tmp_path: Path) -> None:
+    cases = _tableau_coups()
+    f = audit(tmp_path, cdf([c for c, _ in cases]), "CDF126,CDF127")
+    flagged = {r for r, _ in found(f, "CDF126")}
+    baccarat = {r for r, _ in found(f, "CDF127")}
+    for c, verdict in cases:
+        total = int(RANK.index(str(c["banker_cards"])[3]))
+        if verdict == "finding" and total == 0:
+            assert c["coup_id"] in baccarat and c["coup_id"] not in flagged, c
+        elif verdict == "finding":
+            assert c["coup_id"] in flagged, c
+        else:
+            assert c["coup_id"] not in flagged and c["coup_id"] not in baccarat, c
+    assert len(cases) == 8 * 11 * 2
+
+
+def test_cdf126_options_follow_the_ruleset(tmp_path: Path) -> None:
+    # Banker 3 against a 9 stands: allowed only because the ruleset grants the option.
+    c = coup("C1", player_cards="TS 2H 9C", banker_cards="TD 3D", third_face_up=True)
+    assert found(audit(tmp_path, cdf([c]), "CDF126")) == []
+
+
+def test_cdf127_banker_draws_on_baccarat_in_free_mode(tmp_path: Path) -> None:
+    ok = coup("C1", mode="free", banker_cards="TD KD 5C", third_face_up=True)
+    bad = coup("C2", mode="free", banker_cards="TD KD", player_cards="TS 6H")
+    natural = coup("C3", mode="free", banker_cards="TD KD", player_cards="TS 8H")
+    f = audit(tmp_path, cdf([ok, bad, natural]), "CDF127")
+    assert found(f) == [("C2", None)]
+
+
+def test_cdf128_settlement(tmp_path: Path) -> None:
+    c1, s1 = won("C1")
+    s1.append(stake_row("C1-A", "C1", player="P5", seat=None, kind="abonament", amount=1000, result=1000))
+    c1.update(banker_result_cents=9000, cagnotte_cents=450, bank_after_cents=10000 + 9000 - 450)
+    c2, s2 = won("C2", bank_event="rotation", banker_id="B2")
+    s2[0]["result_cents"] = -8000
+    void = coup("C3", status="void", outcome=None, bank_event="rotation", banker_id="B3")
+    s3 = [stake_row("C3-S1", "C3", result=1000)]
+    f = audit(tmp_path, cdf([c1, c2, void], s1 + s2 + s3), "CDF128")
+    assert found(f) == [("C2", "C2-S1"), ("C3", "C3-S1")]
+
+
+def test_cdf129_abonaments(tmp_path: Path) -> None:
+    banc = [stake_row("S1", "C1", kind="banc", amount=10000)] + [stake_row(f"A{i}", "C1", player=f"A{i}", kind="abonament", amount=100) for i in range(3)]
+    four = [stake_row("S2", "C2", kind="banc", amount=10000)] + [stake_row(f"B{i}", "C2", player=f"B{i}", kind="abonament", amount=100) for i in range(4)]
+    uncovered = [stake_row("S3", "C3", amount=1000), stake_row("C1X", "C3", player="X", kind="abonament", amount=100)]
+    f = audit(tmp_path, cdf([coup("C1"), coup("C2"), coup("C3")], banc + four + uncovered), "CDF129")
+    assert found(f) == [("C2", None), ("C3", None)]
+
+
+def test_cdf130_banc_amb_la_taula(tmp_path: Path) -> None:
+    stakes = [stake_row("S1", "C1", kind="banc_amb_la_taula", amount=5000), stake_row("S2", "C2", kind="banc_amb_la_taula", amount=4000)]
+    f = audit(tmp_path, cdf([coup("C1", bank_cents=10001, bank_after_cents=10001), coup("C2")], stakes), "CDF130")
+    assert found(f) == [("C2", "S2")]
+
+
+def test_cdf131_banc_amount(tmp_path: Path) -> None:
+    stakes = [stake_row("S1", "C1", kind="banc", amount=10000), stake_row("S2", "C2", kind="banc_seguit", amount=9000)]
+    assert found(audit(tmp_path, cdf([coup("C1"), coup("C2")], stakes), "CDF131")) == [("C2", "S2")]
+
+
+def test_cdf132_banc_seguit_right(tmp_path: Path) -> None:
+    c1 = coup("C1", banker_cards="TC 9D", outcome="banker", banker_result_cents=10000, cagnotte_cents=500, bank_after_cents=19500)
+    s1 = [stake_row("S1", "C1", player="P7", kind="banc", amount=10000, result=-10000)]
+    c2 = coup("C2", bank_cents=19500, bank_after_cents=19500)
+    s2 = [stake_row("S2", "C2", player="P7", kind="banc_seguit", amount=19500), stake_row("S3", "C2", player="P8", kind="banc_seguit", amount=19500)]
+    f = audit(tmp_path, cdf([c1, c2], s1 + s2), "CDF132")
+    assert found(f) == [("C2", "S3")]
+
+
+def test_cdf133_cards_to_highest_stake(tmp_path: Path) -> None:
+    good = [stake_row("S1", "C1", player="P2", seat=2, amount=3000), stake_row("S2", "C1", player="P3", seat=3, amount=1000)]
+    bad = [stake_row("S3", "C2", player="P2", seat=2, amount=3000), stake_row("S4", "C2", player="P3", seat=3, amount=1000)]
+    banc = [stake_row("S5", "C3", player="P3", seat=3, kind="banc", amount=10000)]
+    coups = [coup("C1", player_id="P2"), coup("C2", player_id="P3"), coup("C3", player_id="P3")]
+    assert found(audit(tmp_path, cdf(coups, good + bad + banc), "CDF133")) == [("C2", None)]
+
+
+def test_cdf134_third_card_face_up(tmp_path: Path) -> None:
+    coups = [coup("C1", player_cards="TS 4H KD", third_face_up=True), coup("C2", player_cards="TS 4H KD", third_face_up=False),
+             coup("C3", player_cards="TS 4H KD", third_face_up=None), coup("C4", third_face_up=False)]
+    assert found(audit(tmp_path, cdf(coups), "CDF134")) == [("C2", None)]

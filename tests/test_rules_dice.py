@@ -1,0 +1,111 @@
+"""Banca francesa (BFR301-BFR314): tiny inline throws that pass and that fail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import audit, dbet, dice, found, throw
+
+
+def test_lawful_throws_pass_every_dice_rule(tmp_path: Path) -> None:
+    throws = [throw("T1", 1, (2, 2, 3)), throw("T2", 2, (1, 1, 1)), throw("T3", 3, (3, 3, 3))]
+    bets = [dbet("B1", "T1", "asos", 500, collected=True, collect_seq=1), dbet("B2", "T1", "gran", 1000, collected=True, collect_seq=2),
+            dbet("B3", "T1", "petit", 1000, payout_cents=1000, paid_seq=3),
+            dbet("B4", "T2", "asos", 500, payout_cents=30500, paid_seq=2), dbet("B5", "T2", "petit", 1000, collected=True, collect_seq=1),
+            dbet("B6", "T3", "petit", 1000), dbet("B7", "T1", "gran", 2000, placement="boundary", collected=True, collect_seq=3)]
+    bets[2]["paid_seq"] = 4
+    sets = [{"dice_set_id": "DS1", "edge_mm": 14.0, "opposite_faces_sum_7": True, "same_colour": True, "numbered": True}]
+    assert found(audit(tmp_path, dice(throws, bets, sets), "BFR")) == []
+
+
+@pytest.mark.parametrize(("dice_", "result"), [((1, 1, 1), "asos"), ((1, 1, 2), "none"), ((1, 1, 3), "petit"), ((2, 2, 3), "petit"),
+                                              ((2, 3, 3), "none"), ((4, 4, 5), "none"), ((4, 5, 5), "gran"), ((5, 5, 6), "gran"), ((5, 6, 6), "none")])
+def test_bfr301_throw_result(tmp_path: Path, dice_: tuple[int, int, int], result: str) -> None:
+    assert found(audit(tmp_path, dice([throw("T1", 1, dice_)]), "BFR301")) == []
+    wrong = "gran" if result != "gran" else "petit"
+    assert found(audit(tmp_path / "w", dice([throw("T1", 1, dice_, result=wrong)]), "BFR301")) == [("T1", None)]
+
+
+def test_bfr302_payout_odds(tmp_path: Path) -> None:
+    throws = [throw("T1", 1, (1, 1, 1)), throw("T2", 2, (3, 3, 4))]  # asos; none
+    bets = [dbet("B1", "T1", "asos", 500, payout_cents=30500), dbet("B2", "T1", "asos", 500, payout_cents=30000),
+            dbet("B3", "T1", "gran", 1000), dbet("B4", "T2", "petit", 1000, collected=True),
+            dbet("B5", "T1", "petit", 2000, collected=True)]
+    assert found(audit(tmp_path, dice(throws, bets), "BFR302")) == [("T1", "B2"), ("T1", "B3"), ("T2", "B4")]
+
+
+def test_bfr302_boundary_plays_half(tmp_path: Path) -> None:
+    bets = [dbet("B1", placement="boundary", chips=2000, payout_cents=1000), dbet("B2", placement="boundary", chips=2000, payout_cents=2000)]
+    assert found(audit(tmp_path, dice([throw()], bets), "BFR302")) == [("T1", "B2")]
+
+
+def test_bfr303_stake_maximum(tmp_path: Path) -> None:
+    bets = [dbet("B1", target="asos", chips=3000, collected=True), dbet("B2", target="asos", chips=3500, collected=True),
+            dbet("B3", target="gran", chips=100000, collected=True), dbet("B4", target="gran", chips=100500, collected=True)]
+    assert found(audit(tmp_path, dice([throw()], bets), "BFR303")) == [("T1", "B2"), ("T1", "B4")]
+
+
+def test_bfr304_stake_minimum(tmp_path: Path) -> None:
+    bets = [dbet("B1", chips=500), dbet("B2", chips=400), dbet("B3", target="gran", placement="boundary", chips=800, collected=True)]
+    assert found(audit(tmp_path, dice([throw()], bets), "BFR304")) == [("T1", "B2"), ("T1", "B3")]
+
+
+def test_bfr305_boundary_bet(tmp_path: Path) -> None:
+    bets = [dbet("B1", target="gran", placement="boundary", chips=2000, collected=True),
+            dbet("B2", target="asos", placement="boundary", chips=1000, collected=True),
+            dbet("B3", target="gran", placement="boundary", chips=800, collected=True),
+            dbet("B4", target="gran", placement="boundary", chips=200002, collected=True)]
+    assert found(audit(tmp_path, dice([throw()], bets), "BFR305")) == [("T1", "B2"), ("T1", "B3"), ("T1", "B4")]
+
+
+def test_bfr306_307_null_throws(tmp_path: Path) -> None:
+    throws = [throw("T1", 1, null_reason="off_table", status="settled"),
+              throw("T2", 2, null_reason="retained_in_cup", status="void", result=None, dice_set_id="DS2")]
+    bets = [dbet("B1", "T2"), dbet("B2", "T2", collected=True)]
+    assert found(audit(tmp_path, dice(throws, bets), "BFR306")) == [("T1", None)]
+    assert found(audit(tmp_path / "b", dice(throws, bets), "BFR307")) == [("T2", "B2")]
+
+
+def test_bfr308_dice_replaced_after_fault(tmp_path: Path) -> None:
+    void = {"status": "void", "result": None}
+    throws = [throw("T1", 1, null_reason="off_table", **void), throw("T2", 2, dice_set_id="DS2"),
+              throw("T3", 3, dice_set_id="DS2", null_reason="defect", **void), throw("T4", 4, dice_set_id="DS2"),
+              throw("T5", 5, dice_set_id="DS2", null_reason="not_isolated", **void), throw("T6", 6, dice_set_id="DS2")]
+    assert found(audit(tmp_path, dice(throws), "BFR308")) == [("T4", None)]
+
+
+@pytest.mark.parametrize(("rule", "column"), [("BFR309", "dice_set_id"), ("BFR310", "launcher_id")])
+def test_bfr309_310_rotation(tmp_path: Path, rule: str, column: str) -> None:
+    throws = [throw(f"T{m}", m) for m in (0, 30, 60, 61, 65)]  # same set and launcher from minute 0
+    throws.append(throw("T66", 66, **{column: "OTHER"}))
+    throws += [throw("T200", 200), throw("T230", 230)]  # after a 134-minute pause: a new stint
+    assert found(audit(tmp_path, dice(throws), rule)) == [("T61", None), ("T65", None)]
+
+
+def test_bfr311_collect_before_pay(tmp_path: Path) -> None:
+    throws = [throw("T1", 1, (1, 1, 1)), throw("T2", 2, (1, 1, 1)), throw("T3", 3, (2, 2, 2))]
+    bets = [dbet("B1", "T1", "petit", collected=True, collect_seq=1), dbet("B2", "T1", "asos", 500, payout_cents=30500, paid_seq=2),
+            dbet("B3", "T2", "asos", 500, payout_cents=30500, paid_seq=1), dbet("B4", "T2", "petit", collected=True, collect_seq=2),
+            dbet("B5", "T3", "gran", collected=True, collect_seq=1), dbet("B6", "T3", "asos", 500, collected=True, collect_seq=2),
+            dbet("B7", "T3", "petit", payout_cents=1000, paid_seq=3)]
+    assert found(audit(tmp_path, dice(throws, bets), "BFR311")) == [("T2", None), ("T3", None)]
+
+
+def test_bfr312_touched_dice(tmp_path: Path) -> None:
+    t = throw("T1", 1, (5, 5, 5), touched_before_announce=True)
+    bets = [dbet("B1", target="gran", payout_cents=1000), dbet("B2", target="petit"), dbet("B3", target="petit", collected=True),
+            dbet("B4", target="gran", chips=2000)]
+    assert found(audit(tmp_path, dice([t], bets), "BFR312")) == [("T1", "B3"), ("T1", "B4")]
+
+
+def test_bfr313_dice_specification(tmp_path: Path) -> None:
+    sets = [{"dice_set_id": s, "edge_mm": e, "opposite_faces_sum_7": o, "same_colour": None, "numbered": None}
+            for s, e, o in (("DS1", 12.0, True), ("DS2", 15.0, True), ("DS3", 16.0, True), ("DS4", 11.9, True), ("DS5", 14.0, False))]
+    f = audit(tmp_path, dice([throw()], sets=sets), "BFR313")
+    assert list(f["item_id"]) == ["DS3", "DS4", "DS5"]
+
+
+def test_bfr314_seats(tmp_path: Path) -> None:
+    bets = [dbet("B1", seat=12), dbet("B2", seat=13), dbet("B3", seat=None)]
+    assert found(audit(tmp_path, dice([throw()], bets), "BFR314")) == [("T1", "B2")]

@@ -1,0 +1,71 @@
+"""Tornejos (TRN401-TRN408): tiny inline tournaments that pass and that fail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from helpers import audit, found
+
+DAY = pd.Timestamp("2026-03-20")
+
+
+def tour(tid: str = "TR1", **kw: object) -> dict[str, object]:
+    row: dict[str, object] = {"tournament_id": tid, "game": "chemin_de_fer", "starts_on": DAY, "notified_on": DAY - pd.Timedelta(days=10),
+                              "authorised_from": pd.Timestamp("2026-01-01"), "authorised_to": pd.Timestamp("2026-12-31"), "venue": "casino",
+                              "external_authorised": None, "fees_cents": 100000, "organisation_costs_cents": 25000, "prizes_cents": 75000}
+    row.update(kw)
+    return row
+
+
+def entry(player: str, born: str, **kw: object) -> dict[str, object]:
+    row: dict[str, object] = {"tournament_id": "TR1", "player_id": player, "birth_date": pd.Timestamp(born), "excluded": False, "registered": True}
+    row.update(kw)
+    return row
+
+
+def run(tmp_path: Path, tours: list[dict[str, object]], rule: str, entries: list[dict[str, object]] | None = None) -> list:
+    tables: dict[str, list[dict[str, object]]] = {"tournaments": tours}
+    if entries is not None:
+        tables["tournament_entries"] = entries
+    return found(audit(tmp_path, tables, rule))
+
+
+def test_lawful_tournament_passes_every_rule(tmp_path: Path) -> None:
+    assert run(tmp_path, [tour()], "TRN", [entry("E1", "2008-03-20")]) == []
+
+
+def test_trn401_organisation_costs(tmp_path: Path) -> None:
+    assert run(tmp_path, [tour(), tour("TR2", organisation_costs_cents=25001, prizes_cents=80000)], "TRN401") == [("TR2", None)]
+
+
+def test_trn402_fees_to_prizes(tmp_path: Path) -> None:
+    assert run(tmp_path, [tour(), tour("TR2", prizes_cents=70000)], "TRN402") == [("TR2", None)]
+
+
+def test_trn403_advance_notice(tmp_path: Path) -> None:
+    tours = [tour(), tour("TR2", notified_on=DAY - pd.Timedelta(days=9)), tour("TR3", notified_on=None)]
+    assert run(tmp_path, tours, "TRN403") == [("TR2", None), ("TR3", None)]
+
+
+def test_trn404_authorisation_period(tmp_path: Path) -> None:
+    tours = [tour(), tour("TR2", authorised_to=pd.Timestamp("2027-01-01")), tour("TR3", authorised_to=pd.Timestamp("2027-01-02")),
+             tour("TR4", starts_on=pd.Timestamp("2027-02-01"), notified_on=pd.Timestamp("2027-01-01")), tour("TR5", authorised_from=None, authorised_to=None)]
+    assert sorted(run(tmp_path, tours, "TRN404")) == [("TR3", None), ("TR4", None), ("TR5", None)]
+
+
+@pytest.mark.parametrize(("born", "finding"), [("2008-03-20", False), ("2008-03-21", True), ("1950-01-01", False)])
+def test_trn405_adult_on_the_start_date(tmp_path: Path, born: str, finding: bool) -> None:
+    assert bool(run(tmp_path, [tour()], "TRN405", [entry("E1", born)])) is finding
+
+
+def test_trn406_407_excluded_and_registered(tmp_path: Path) -> None:
+    entries = [entry("E1", "1990-01-01"), entry("E2", "1990-01-01", excluded=True), entry("E3", "1990-01-01", registered=False)]
+    assert run(tmp_path, [tour()], "TRN406", entries) == [("TR1", "E2")]
+    assert run(tmp_path / "b", [tour()], "TRN407", entries) == [("TR1", "E3")]
+
+
+def test_trn408_external_venue(tmp_path: Path) -> None:
+    tours = [tour(venue="external", external_authorised=True), tour("TR2", venue="external"), tour("TR3", venue="external", external_authorised=False)]
+    assert run(tmp_path, tours, "TRN408") == [("TR2", None), ("TR3", None)]

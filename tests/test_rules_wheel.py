@@ -1,0 +1,98 @@
+"""Roda de la fortuna (WHL201-WHL212): tiny inline spins that pass and that fail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import LAYOUT, WHEEL_TABLE, at, audit, bet, found, layout, spin, wheel
+
+
+def test_lawful_spins_pass_every_wheel_rule(tmp_path: Path) -> None:
+    spins = [spin("W1-1", 1, slot=40), spin("W1-2", 2, slot=0)]
+    bets = [bet("B1", symbol="7", stake=1000, payout_cents=5000, stake_returned=True, paid_seq=2),
+            bet("B2", symbol="figura_1", stake=500),
+            bet("B3", symbol="7", stake=500, payout_cents=2500, stake_returned=True, paid_seq=1),
+            bet("B4", "W1-2", symbol="24", stake=1000, n=2, payout_cents=1000, stake_returned=True, paid_seq=1)]
+    assert found(audit(tmp_path, wheel(spins, bets), "WHL")) == []
+
+
+def test_whl201_wheel_layout(tmp_path: Path) -> None:
+    bad = ["24"] * 25 + ["15"] * 14 + LAYOUT[39:]
+    tables = wheel([spin()], layouts=layout("W1") + layout("W2", bad))
+    tables["tables"].append(WHEEL_TABLE | {"table_id": "W2"})
+    f = audit(tmp_path, tables, "WHL201")
+    assert list(f["table_id"]) == ["W2"]
+
+
+def test_whl201_missing_slot(tmp_path: Path) -> None:
+    assert list(audit(tmp_path, wheel([spin()], layouts=layout()[:-1]), "WHL201")["table_id"]) == ["W1"]
+
+
+@pytest.mark.parametrize(("revolutions", "status", "finding"), [(4.0, "settled", False), (3.9, "settled", True), (3.9, "void", False)])
+def test_whl202_minimum_revolutions(tmp_path: Path, revolutions: float, status: str, finding: bool) -> None:
+    s = spin(revolutions=revolutions, status=status, symbol=None if status == "void" else "7")
+    assert bool(found(audit(tmp_path, wheel([s]), "WHL202"))) is finding
+
+
+@pytest.mark.parametrize("rule,field", [("WHL203", "on_pivot"), ("WHL204", "obstructed")])
+def test_whl203_204_must_be_void(tmp_path: Path, rule: str, field: str) -> None:
+    spins = [spin("W1-1", 1, **{field: True}), spin("W1-2", 2, **{field: True, "status": "void", "symbol": None})]
+    assert found(audit(tmp_path, wheel(spins), rule)) == [("W1-1", None)]
+
+
+def test_whl205_void_spin_settlement(tmp_path: Path) -> None:
+    s = spin(status="void", symbol=None, on_pivot=True, stop_slot=None)
+    bets = [bet("B1", stake_returned=True), bet("B2", payout_cents=500, stake_returned=True), bet("B3", stake_returned=False)]
+    assert found(audit(tmp_path, wheel([s], bets), "WHL205")) == [("W1-1", "B2"), ("W1-1", "B3")]
+
+
+def test_whl206_winning_symbol(tmp_path: Path) -> None:
+    spins = [spin("W1-1", 1, slot=40), spin("W1-2", 2, slot=40, symbol="2")]
+    f = audit(tmp_path, wheel(spins), "WHL206")
+    assert found(f) == [("W1-2", None)] and f.iloc[0]["expected"] == "7"
+
+
+@pytest.mark.parametrize(("symbol", "slot", "odds"), [("24", 0, 1), ("15", 24, 2), ("7", 40, 5), ("4", 46, 10), ("2", 50, 20), ("figura_1", 52, 45), ("figura_2", 53, 45)])
+def test_whl207_payout_odds_table(tmp_path: Path, symbol: str, slot: int, odds: int) -> None:
+    good = bet("B1", symbol=symbol, stake=1000, payout_cents=1000 * odds, stake_returned=True, paid_seq=1)
+    assert found(audit(tmp_path, wheel([spin(slot=slot)], [good]), "WHL207")) == []
+    short = bet("B1", symbol=symbol, stake=1000, payout_cents=1000 * odds - 100, stake_returned=True, paid_seq=1)
+    assert found(audit(tmp_path / "bad", wheel([spin(slot=slot)], [short]), "WHL207")) == [("W1-1", "B1")]
+
+
+def test_whl207_losers_and_withdrawn(tmp_path: Path) -> None:
+    bets = [bet("B1", symbol="24", stake_returned=True),  # a loser returned
+            bet("B2", symbol="7", ts_withdrawn=at(130), stake_returned=True),  # withdrawn before: not in play
+            bet("B3", symbol="24")]
+    assert found(audit(tmp_path, wheel([spin()], bets), "WHL207")) == [("W1-1", "B1")]
+
+
+def test_whl208_late_bet(tmp_path: Path) -> None:
+    bets = [bet("B1", ts_placed=at(139)), bet("B2", ts_placed=at(140)), bet("B3", ts_placed=at(130), ts_withdrawn=at(145), stake_returned=True)]
+    assert found(audit(tmp_path, wheel([spin()], bets), "WHL208")) == [("W1-1", "B2"), ("W1-1", "B3")]
+
+
+def test_whl209_bet_during_payout(tmp_path: Path) -> None:
+    spins = [spin("W1-1", 1), spin("W1-2", 2)]  # W1-1 settled at 180 s
+    bets = [bet("B1", "W1-2", ts_placed=at(181), symbol="24"), bet("B2", "W1-2", ts_placed=at(175), symbol="24")]
+    assert found(audit(tmp_path, wheel(spins, bets), "WHL209")) == [("W1-2", "B2")]
+
+
+def test_whl210_payout_order(tmp_path: Path) -> None:
+    spins = [spin("W1-1", 1), spin("W1-2", 2)]
+    bets = [bet("B1", symbol="7", stake=1000, payout_cents=5000, stake_returned=True, paid_seq=1),
+            bet("B2", symbol="7", stake=500, payout_cents=2500, stake_returned=True, paid_seq=2),
+            bet("B3", "W1-2", n=2, symbol="7", stake=500, payout_cents=2500, stake_returned=True, paid_seq=1),
+            bet("B4", "W1-2", n=2, symbol="7", stake=500, payout_cents=2500, stake_returned=True, paid_seq=2)]
+    assert found(audit(tmp_path, wheel(spins, bets), "WHL210")) == [("W1-1", None)]
+
+
+def test_whl211_stake_limits(tmp_path: Path) -> None:
+    bets = [bet("B1", stake=500, symbol="24"), bet("B2", stake=400, symbol="24"), bet("B3", stake=50000, symbol="24"), bet("B4", stake=50100, symbol="24")]
+    assert found(audit(tmp_path, wheel([spin()], bets), "WHL211")) == [("W1-1", "B2"), ("W1-1", "B4")]
+
+
+def test_whl212_second_impulse(tmp_path: Path) -> None:
+    spins = [spin("W1-1", 1), spin("W1-2", 2, ts_no_more_bets=at(290)), spin("W1-3", 3, ts_settled=at(399)), spin("W1-4", 4, ts_settled=at(520))]
+    assert found(audit(tmp_path, wheel(spins), "WHL212")) == [("W1-2", None), ("W1-3", None)]
