@@ -1,1 +1,160 @@
-"""placeholder until the report lands"""
+"""report.html: the audit an inspector reads and files. All markup lives in the Jinja2 template,
+rendered with autoescape on, so text from the logs can never become markup."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pandas as pd
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from auditor.engine import AuditResult
+from auditor.i18n import game_name, labels
+from auditor.regulation import article_text
+from auditor.rules import GAME_ORDER, REGISTRY
+from auditor.rules.cdf_replay import parse_hands
+
+PER_RULE = 100  # findings shown per rule; the rest stay in violations.jsonl
+SEVERITIES = ("critical", "major", "minor")
+
+
+def _env() -> Environment:
+    env = Environment(loader=PackageLoader("auditor", "report/templates"), autoescape=select_autoescape(default=True, default_for_string=True))
+    env.filters["money"] = money
+    return env
+
+
+def money(cents: object) -> str:
+    try:
+        value = int(cents)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return "—"
+    sign = "−" if value < 0 else ""
+    euros, rest = divmod(abs(value), 100)
+    return f"{sign}{euros:,}.{rest:02d} €".replace(",", " ")
+
+
+def _text(v: object) -> str:
+    if v is None or (isinstance(v, float) and v != v) or v is pd.NA or v is pd.NaT:
+        return "—"
+    if isinstance(v, pd.Timestamp):
+        return v.strftime("%Y-%m-%d %H:%M:%S") if (v.hour or v.minute or v.second) else v.strftime("%Y-%m-%d")
+    return str(v)
+
+
+def _lookup(result: AuditResult, table: str, key: str, ids: set[str]) -> dict[str, dict[str, object]]:
+    frame = result.bundle.frames.get(table)
+    if frame is None or not ids:
+        return {}
+    rows = frame[frame[key].isin(ids)]
+    return {str(r[key]): r for r in rows.to_dict("records")}
+
+
+def _evidence(result: AuditResult, shown: pd.DataFrame) -> list[list[tuple[str, str]]]:
+    """(label, value) pairs per shown finding: the round's cards or dice, the stakes and payouts."""
+    rounds = set(shown["round_id"].dropna().astype(str))
+    items = set(shown["item_id"].dropna().astype(str))
+    coups = _lookup(result, "cdf_coups", "coup_id", rounds)
+    spins = _lookup(result, "wheel_spins", "spin_id", rounds)
+    throws = _lookup(result, "dice_throws", "throw_id", rounds)
+    tours = _lookup(result, "tournaments", "tournament_id", rounds)
+    stakes = _lookup(result, "cdf_stakes", "stake_id", items)
+    wbets = _lookup(result, "wheel_bets", "bet_id", items)
+    dbets = _lookup(result, "dice_bets", "bet_id", items)
+    out: list[list[tuple[str, str]]] = []
+    for rid, iid, game in zip(shown["round_id"], shown["item_id"], shown["game"], strict=True):
+        ev: list[tuple[str, str]] = []
+        rid, iid = str(rid), str(iid)
+        if game == "chemin_de_fer" and rid in coups:
+            c = coups[rid]
+            pv, _, pn = parse_hands(pd.Series([c["player_cards"], c["banker_cards"]]))
+            scores = [int(sum(v for v in row[: int(n)]) % 10) for row, n in zip(pv, pn, strict=True)]
+            ev += [("punt", f"{c['player_cards']} ({scores[0]})"), ("banca", f"{c['banker_cards']} ({scores[1]})"),
+                   ("mode", _text(c["mode"])), ("outcome", _text(c["outcome"])), ("bank", money(c["bank_cents"])),
+                   ("banker_result", money(c["banker_result_cents"])), ("cagnotte", money(c["cagnotte_cents"])),
+                   ("garage", f"{money(c['garage_cents'])} {_text(c['garage_kind']) if c['garage_cents'] else ''}".strip()),
+                   ("bank_after", money(c["bank_after_cents"])), ("event", f"{c['bank_event']} · {c['banker_id']}")]
+            if iid in stakes:
+                s = stakes[iid]
+                ev += [("stake", f"{s['kind']} {money(s['amount_cents'])} → {money(s['result_cents'])} ({s['player_id']})")]
+        elif game == "wheel_of_fortune" and rid in spins:
+            s = spins[rid]
+            ev += [("revolutions", _text(s["revolutions"])), ("slot", _text(s["stop_slot"])), ("symbol", _text(s["symbol"])),
+                   ("status", _text(s["status"])), ("pivot/obstructed", f"{_text(s['on_pivot'])}/{_text(s['obstructed'])}")]
+            if iid in wbets:
+                b = wbets[iid]
+                ev += [("bet", f"{b['symbol']} {money(b['stake_cents'])} → {money(b['payout_cents'])}, returned {_text(b['stake_returned'])}")]
+        elif game == "banca_francesa" and rid in throws:
+            t = throws[rid]
+            ev += [("dice", f"{_text(t['die1'])} {_text(t['die2'])} {_text(t['die3'])}"), ("result", _text(t["result"])),
+                   ("set/launcher", f"{t['dice_set_id']} / {t['launcher_id']}"), ("status", _text(t["status"]))]
+            if pd.notna(t.get("null_reason")):
+                ev.append(("null", _text(t["null_reason"])))
+            if iid in dbets:
+                b = dbets[iid]
+                ev += [("bet", f"{b['target']} {b['placement']} {money(b['chips_cents'])} → {money(b['payout_cents'])}, collected {_text(b['collected'])}")]
+        elif game == "tournament" and rid in tours:
+            t = tours[rid]
+            ev += [("fees", money(t["fees_cents"])), ("costs", money(t["organisation_costs_cents"])), ("prizes", money(t["prizes_cents"])),
+                   ("starts", _text(t["starts_on"])), ("notified", _text(t["notified_on"])),
+                   ("authorised", f"{_text(t['authorised_from'])} – {_text(t['authorised_to'])}"), ("venue", _text(t["venue"]))]
+        out.append(ev)
+    return out
+
+
+def _bars(counts: dict[str, int]) -> list[dict[str, object]]:
+    top = max(counts.values(), default=0) or 1
+    return [{"label": k, "value": v, "pct": round(100 * v / top, 1)} for k, v in counts.items()]
+
+
+def build_context(result: AuditResult, summary: dict[str, object], lang: str, per_rule: int = PER_RULE) -> dict[str, object]:
+    findings = result.findings
+    groups = []
+    for game in GAME_ORDER:
+        rules = []
+        for code in sorted(findings.loc[findings["game"] == game, "rule"].unique()) if len(findings) else []:
+            rule = REGISTRY[code]
+            rows = findings[findings["rule"] == code]
+            shown = rows.head(per_rule)
+            evidence = _evidence(result, shown)
+            rules.append({
+                "rule": rule, "doc": rule.doc.split("\n\n")[0], "article": article_text(rule.citation), "total": len(rows),
+                "findings": [dict(r, evidence=e) for r, e in zip(shown.to_dict("records"), evidence, strict=True)],
+            })
+        if rules:
+            groups.append({"game": game, "name": game_name(game, lang), "rules": rules})
+    by_rule = findings.groupby("rule").size().sort_values(ascending=False).to_dict() if len(findings) else {}
+    days = pd.to_datetime(findings["ts"], utc=True, errors="coerce").dt.strftime("%Y-%m-%d").dropna() if len(findings) else pd.Series([], dtype=str)
+    per_day = days.value_counts().sort_index().to_dict()
+    tables = summary["tables"]
+    top_staked = max((t["staked_cents"] for t in tables), default=0) or 1  # type: ignore[index]
+    sev = summary["findings"]["by_severity"]  # type: ignore[index]
+    return {
+        "L": labels(lang),
+        "lang": lang,
+        "summary": summary,
+        "verdict": summary["verdict"],
+        "severity_counts": [(s, sev[s]) for s in SEVERITIES],
+        "groups": groups,
+        "by_rule": _bars({k: int(v) for k, v in by_rule.items()}),
+        "per_day": _bars({k: int(v) for k, v in per_day.items()}),
+        "tables": [dict(t, pct=round(100 * t["staked_cents"] / top_staked, 1), game_name=game_name(t["game"], lang)) for t in tables],  # type: ignore[index]
+        "parameters": [
+            {"name": p.name, "dated": [(str(d), v) for d, v in p.values], "description": p.description, "reference": p.reference}
+            for p in result.ruleset.parameters.values()
+        ],
+        "not_run": sorted(result.rules_not_run.items()),
+        "failed": sorted(result.errors.items()),
+        "per_rule": per_rule,
+        "generated": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "game_name": lambda g: game_name(g, lang),
+    }
+
+
+def render(result: AuditResult, summary: dict[str, object], lang: str = "ca", per_rule: int = PER_RULE) -> str:
+    return _env().get_template("report.html.j2").render(**build_context(result, summary, lang, per_rule))
+
+
+def write_html(result: AuditResult, summary: dict[str, object], path: Path, lang: str = "ca", per_rule: int = PER_RULE) -> None:
+    path.write_text(render(result, summary, lang, per_rule), encoding="utf-8")

@@ -1,0 +1,54 @@
+"""junit.xml: one test case per rule and table, failed with its findings (CI servers show an audit
+like a test run). Written with the standard library's ElementTree, which escapes every value."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from auditor.engine import AuditResult
+from auditor.figures import table_figures
+
+MAX_LISTED = 200
+
+
+def write_junit(result: AuditResult, path: Path) -> None:
+    findings = result.findings
+    tables = sorted(set(table_figures(result.bundle)["table_id"].astype(str)))
+    suites = ET.Element("testsuites", name="auditor", tests="0", failures="0")
+    total = failures = 0
+    for rule in result.rules_run:
+        rows = findings[findings["rule"] == rule.code]
+        targets = sorted(set(rows["table_id"].dropna().astype(str))) if len(rows) else []
+        if rule.game not in ("log", "tournament"):
+            relevant = [t for t in tables if _game_of(result, t) == rule.game]
+            targets = sorted(set(targets) | set(relevant))
+        if not targets:
+            targets = ["(bundle)"]
+        suite = ET.SubElement(suites, "testsuite", name=f"{rule.code} {rule.name}", tests=str(len(targets)))
+        suite_failures = 0
+        for table in targets:
+            mine = rows[rows["table_id"].astype(str) == table] if table != "(bundle)" else rows[rows["table_id"].isna()] if len(rows) else rows
+            case = ET.SubElement(suite, "testcase", classname=f"{rule.game}.{rule.code}", name=f"{rule.code} {table}")
+            total += 1
+            if len(mine):
+                suite_failures += 1
+                fail = ET.SubElement(case, "failure", message=f"{len(mine)} finding(s): {rule.summary['en']}", type=rule.severity)
+                lines = [f"{r.source or '-'} {r.round_id or ''} {r.item_id or ''}: {r.message}" for r in mine.head(MAX_LISTED).itertuples()]
+                if len(mine) > MAX_LISTED:
+                    lines.append(f"... and {len(mine) - MAX_LISTED} more in violations.jsonl")
+                fail.text = "\n".join(lines) + f"\n{rule.citation}"
+        failures += suite_failures
+        suite.set("failures", str(suite_failures))
+    suites.set("tests", str(total))
+    suites.set("failures", str(failures))
+    ET.indent(suites)
+    ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def _game_of(result: AuditResult, table_id: str) -> str | None:
+    tables = result.bundle.frames.get("tables")
+    if tables is None:
+        return None
+    match = tables.loc[tables["table_id"] == table_id, "game"]
+    return str(match.iloc[0]) if len(match) else None

@@ -1,0 +1,163 @@
+"""Loading: every format, typing, quarantine with file:line, reconciled counts, unreadable files."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from helpers import CDF_TABLE, coup, stake_row, write_bundle
+
+from auditor.loading import load_bundle
+from auditor.loading.bundle import BundleError
+
+HEADER = "coup_id,table_id,shoe_id,coup_no,ts,players_seated,banker_id,banker_seat,bank_event,bank_cents,mode,player_id,player_cards,banker_cards,third_face_up,outcome,banker_result_cents,cagnotte_cents,garage_cents,garage_kind,bank_after_cents,stop_card,status"
+GOOD = "C{n},T1,S1,{n},2026-03-01T21:0{n}:05+01:00,5,B1,1,initial,10000,rules,P2,9S 8H,TC 7D,,tie,0,0,0,,10000,false,settled"
+
+
+def _bundle(tmp_path: Path, lines: list[str], name: str = "cdf_coups.csv", newline: str = "\n", bom: bool = False) -> Path:
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    text = newline.join([HEADER, *lines]) + newline
+    data = (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8")
+    (tmp_path / name).write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    return tmp_path
+
+
+def _reasons(bundle) -> dict[int, str]:
+    q = bundle.quarantine
+    return dict(zip(q["line"], q["reason"], strict=True))
+
+
+@pytest.mark.parametrize(("cell", "value", "reason"), [
+    ("ts", "2026-03-01T21:04:05", "without a UTC offset"),
+    ("ts", "yesterday", "not an ISO 8601 timestamp"),
+    ("coup_no", "three", "not an integer"),
+    ("bank_cents", "-100", "negative amount of money"),
+    ("bank_event", "stolen", "not one of"),
+    ("player_cards", "9S 8X", "malformed cards"),
+    ("player_cards", "9S", "malformed cards"),
+    ("banker_id", "", "required value missing"),
+    ("stop_card", "maybe", "not a boolean"),
+    ("outcome", "", "required value missing"),
+])
+def test_a_bad_cell_quarantines_its_row_with_line_column_and_reason(tmp_path: Path, cell: str, value: str, reason: str) -> None:
+    cells = GOOD.format(n=2).split(",")
+    cells[HEADER.split(",").index(cell)] = value
+    bundle = load_bundle(_bundle(tmp_path, [GOOD.format(n=1), ",".join(cells), GOOD.format(n=3)]))
+    reasons = _reasons(bundle)
+    assert list(reasons) == [2]
+    assert reasons[2].startswith(cell + ":") and reason in reasons[2]
+    assert list(bundle.frames["cdf_coups"]["coup_id"]) == ["C1", "C3"]
+    f = next(x for x in bundle.files if x.name == "cdf_coups.csv")
+    assert (f.rows_read, f.rows_audited, f.rows_quarantined) == (3, 2, 1)
+
+
+def test_offsets_are_normalised_to_utc(tmp_path: Path) -> None:
+    bundle = load_bundle(_bundle(tmp_path, [GOOD.format(n=1)]))
+    assert bundle.frames["cdf_coups"]["ts"].iloc[0] == pd.Timestamp("2026-03-01T20:01:05Z")
+
+
+def test_bom_crlf_and_gzip(tmp_path: Path) -> None:
+    bundle = load_bundle(_bundle(tmp_path, [GOOD.format(n=1), GOOD.format(n=2)], name="cdf_coups.csv.gz", newline="\r\n", bom=True))
+    assert bundle.quarantine.empty
+    assert list(bundle.frames["cdf_coups"]["coup_id"]) == ["C1", "C2"]
+
+
+def test_wrong_number_of_cells_and_bad_utf8(tmp_path: Path) -> None:
+    lines = [GOOD.format(n=1), GOOD.format(n=2) + ",extra", GOOD.format(n=3)]
+    path = _bundle(tmp_path, lines)
+    raw = (path / "cdf_coups.csv").read_bytes() + GOOD.format(n=4).replace("P2", "P\xff").encode("latin-1") + b"\n"
+    (path / "cdf_coups.csv").write_bytes(raw)
+    bundle = load_bundle(path)
+    reasons = _reasons(bundle)
+    assert set(reasons) == {2, 4}
+    assert "cells" in reasons[2] and "UTF-8" in reasons[4]
+    assert list(bundle.frames["cdf_coups"]["coup_id"]) == ["C1", "C3"]
+    f = bundle.files[-1]
+    assert f.rows_read == f.rows_audited + f.rows_quarantined == 4
+
+
+def test_jsonl_keeps_types_and_reports_bad_lines(tmp_path: Path) -> None:
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    rows = [coup("C1"), coup("C2")]
+    lines = [json.dumps({k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in r.items()}) for r in rows]
+    lines.insert(1, "{not json")
+    (tmp_path / "cdf_coups.jsonl").write_text("\n".join(lines) + "\n")
+    bundle = load_bundle(tmp_path)
+    assert _reasons(bundle).keys() == {2}
+    assert list(bundle.frames["cdf_coups"]["coup_id"]) == ["C1", "C2"]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+def test_every_format_loads_the_same_rows(tmp_path: Path, fmt: str) -> None:
+    tables = {"tables": [CDF_TABLE], "cdf_coups": [coup("C1"), coup("C2", banker_seat=None)], "cdf_stakes": [stake_row("S1", "C1", seat=None)]}
+    bundle = load_bundle(write_bundle(tmp_path, tables, fmt))
+    assert bundle.quarantine.empty
+    c = bundle.frames["cdf_coups"]
+    assert list(c["coup_id"]) == ["C1", "C2"] and c["banker_seat"].isna().tolist() == [False, True]
+    assert str(c["ts"].dt.tz) == "UTC" and c["bank_cents"].dtype == "int64"
+
+
+def test_parquet_directory_of_partitions(tmp_path: Path) -> None:
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    part = tmp_path / "cdf_coups"
+    part.mkdir()
+    for day, ids in (("2026-03-01", ["C1", "C2"]), ("2026-03-02", ["C3"])):
+        frame = pd.DataFrame([coup(i) for i in ids])
+        write_bundle(tmp_path / "tmp", {"cdf_coups": frame.to_dict("records")}, "parquet")
+        (tmp_path / "tmp" / "cdf_coups.parquet").rename(part / f"{day}.parquet")
+    bundle = load_bundle(tmp_path)
+    assert list(bundle.frames["cdf_coups"]["coup_id"]) == ["C1", "C2", "C3"]
+    assert [f.name for f in bundle.files if f.table == "cdf_coups"] == ["cdf_coups/2026-03-01.parquet", "cdf_coups/2026-03-02.parquet"]
+
+
+def test_parquet_timestamp_without_time_zone_is_refused(tmp_path: Path) -> None:
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    frame = pd.DataFrame([coup("C1")])
+    frame["ts"] = frame["ts"].dt.tz_localize(None)
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp_path / "cdf_coups.parquet")
+    assert "without a time zone" in _reasons(load_bundle(tmp_path))[1]
+
+
+@pytest.mark.parametrize(("name", "content"), [("cdf_coups.parquet", b"PAR1 not parquet"), ("cdf_coups.csv", b""), ("cdf_coups.csv.gz", b"not gzip")])
+def test_an_unreadable_file_is_one_finding_not_a_crash(tmp_path: Path, name: str, content: bytes) -> None:
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    (tmp_path / name).write_bytes(content)
+    bundle = load_bundle(tmp_path)
+    q = bundle.quarantine
+    assert len(q) == 1 and q.iloc[0]["file"] == name and "cannot be audited" in q.iloc[0]["reason"]
+    assert next(f for f in bundle.files if f.name == name).error
+
+
+def test_missing_required_column_quarantines_the_file(tmp_path: Path) -> None:
+    _bundle(tmp_path, [GOOD.format(n=1), GOOD.format(n=2)])
+    text = (tmp_path / "cdf_coups.csv").read_text().splitlines()
+    (tmp_path / "cdf_coups.csv").write_text("\n".join(",".join(line.split(",")[1:]) for line in text) + "\n")
+    bundle = load_bundle(tmp_path)
+    f = next(x for x in bundle.files if x.table == "cdf_coups")
+    assert (f.rows_read, f.rows_quarantined) == (2, 2) and "coup_id" in str(f.error)
+
+
+def test_stake_result_required_only_for_settled_coups(tmp_path: Path) -> None:
+    tables = {"tables": [CDF_TABLE], "cdf_coups": [coup("C1"), coup("C2", status="void", outcome=None)],
+              "cdf_stakes": [stake_row("S1", "C1", result=None), stake_row("S2", "C2", result=None)]}
+    bundle = load_bundle(write_bundle(tmp_path, tables))
+    q = bundle.quarantine
+    assert list(q["item_id"]) == ["S1"] and list(bundle.frames["cdf_stakes"]["stake_id"]) == ["S2"]
+    f = next(x for x in bundle.files if x.table == "cdf_stakes")
+    assert (f.rows_read, f.rows_audited, f.rows_quarantined) == (2, 1, 1)
+
+
+def test_unknown_files_are_listed_not_read(tmp_path: Path) -> None:
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    (tmp_path / "notes.txt").write_text("hello")
+    assert load_bundle(tmp_path).ignored == ["notes.txt"]
+
+
+def test_no_such_bundle(tmp_path: Path) -> None:
+    with pytest.raises(BundleError, match="no such bundle"):
+        load_bundle(tmp_path / "missing")

@@ -1,0 +1,64 @@
+"""The log rules LOG002-LOG005 (LOG001 is covered by test_loading)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers import CDF_TABLE, at, audit, cdf, coup, found, stake_row, write_bundle
+
+from auditor.engine import run_audit
+from auditor.loading import load_bundle
+from auditor.rules import select_rules
+from auditor.ruleset import load_ruleset
+from auditor.simulate.writer import sha256
+
+
+def _log(path: Path, code: str):
+    return run_audit(load_bundle(path), load_ruleset(), select_rules(code), lang="en").findings
+
+
+def test_log002_later_duplicates_are_reported_and_quarantined(tmp_path: Path) -> None:
+    stakes = [stake_row("S1"), stake_row("S2"), stake_row("S1", player="P9")]
+    f = audit(tmp_path, cdf([coup("C1")], stakes), "LOG002", quarantine_ok=True)
+    assert found(f) == [("C1", "S1")] and list(f["source"]) == ["cdf_stakes.csv:3"]
+    assert "first at cdf_stakes.csv:1" in f.iloc[0]["message"]
+
+
+def test_log003_orphans_and_wrong_game(tmp_path: Path) -> None:
+    wheel = CDF_TABLE | {"table_id": "W1", "game": "wheel_of_fortune"}
+    tables = {"tables": [CDF_TABLE, wheel], "cdf_coups": [coup("C1"), coup("C2", table_id="W1", shoe_id="X"), coup("C3", table_id="T9", shoe_id="Y")],
+              "cdf_stakes": [stake_row("S1", "C1"), stake_row("S2", "C404")]}
+    f = audit(tmp_path, tables, "LOG003")
+    assert sorted(found(f), key=str) == sorted([("C2", None), ("C3", None), ("C404", "S2")], key=str)
+
+
+def test_log003_without_tables_file(tmp_path: Path) -> None:
+    write_bundle(tmp_path, {"cdf_coups": [coup("C1"), coup("C2")]})
+    f = _log(tmp_path, "LOG003")
+    assert len(f) == 1 and "no `tables` file" in f.iloc[0]["message"]
+
+
+def test_log004_manifest_digests(tmp_path: Path) -> None:
+    write_bundle(tmp_path, cdf([coup("C1")]))
+    files = {"tables.csv": "sha256:" + sha256(tmp_path / "tables.csv"), "cdf_coups.csv": "sha256:" + "0" * 64,
+             "gone.csv": "sha256:" + "1" * 64, "../../etc/passwd": "sha256:" + "2" * 64}
+    (tmp_path / "manifest.json").write_text(json.dumps({"format": "casino-audit-log", "version": 1, "files": files}))
+    f = _log(tmp_path, "LOG004")
+    assert sorted(f["source"]) == ["../../etc/passwd", "cdf_coups.csv", "gone.csv"]
+    assert "outside the bundle" in f.set_index("source").loc["../../etc/passwd", "message"]
+
+
+def test_log004_manifest_not_json(tmp_path: Path) -> None:
+    write_bundle(tmp_path, cdf([coup("C1")]))
+    (tmp_path / "manifest.json").write_text("{nope")
+    f = _log(tmp_path, "LOG004")
+    assert list(f["source"]) == ["manifest.json"]
+
+
+def test_log005_sequence(tmp_path: Path) -> None:
+    coups = [coup("C1"), coup("C2"), coup("C4", coup_no=4), coup("C5", coup_no=5, ts=at(60)), coup("C6", coup_no=5, ts=at(500)),
+             coup("C7", shoe_id="S2", coup_no=1, ts=at(900)), coup("C8", shoe_id="S2", coup_no=2, ts=at(960))]
+    f = audit(tmp_path, cdf(coups), "LOG005")
+    assert found(f) == [("C5", None), ("C4", None), ("C6", None)]
+    assert set(f["observed"].astype(str)) >= {"4", "5"}

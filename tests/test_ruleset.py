@@ -1,0 +1,57 @@
+"""Rulesets: dated parameters with references, validated at load, never executed."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from auditor.rules import REGISTRY
+from auditor.ruleset import PARAMETERS, RULESET_DIR, RulesetError, load_ruleset
+
+
+def test_the_shipped_ruleset_has_every_parameter_with_reference_and_date() -> None:
+    rs = load_ruleset("decret-455-2025")
+    assert set(rs.parameters) == set(PARAMETERS)
+    for p in rs.parameters.values():
+        assert p.reference.strip() and p.description.strip() and p.values[0][0] == dt.date(2025, 12, 10)
+    assert rs.value("cagnotte_rate") == 0.05 and rs.value("bank_max_multiple") == 100 and rs.value("min_revolutions") == 4
+
+
+def test_every_parameter_a_rule_reads_exists() -> None:
+    read = {p for r in REGISTRY.values() for p in r.parameters}
+    assert read <= set(PARAMETERS)
+
+
+def _write(tmp_path: Path, edit: str, old: str) -> Path:
+    text = (RULESET_DIR / "decret-455-2025.toml").read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / "custom.toml"
+    path.write_text(text.replace(old, edit), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ("values = { 2025-12-10 = 0.05 }", "values = { 2025-12-10 = \"five\" }", "cagnotte_rate"),
+    ("values = { 2025-12-10 = 100 }", "values = { }", "bank_max_multiple"),
+    ("values = { 2025-12-10 = \"half_up\" }", "values = { 2025-12-10 = \"banker's\" }", "must be one of"),
+    ("[parameters.min_players]", "[parameters.min_playerz]", "not a parameter any rule reads"),
+    ("id = \"decret-455-2025\"", "id = [", "not valid TOML"),
+])
+def test_malformed_rulesets_are_refused_with_the_parameter_named(tmp_path: Path, old: str, new: str, message: str) -> None:
+    with pytest.raises(RulesetError, match=message):
+        load_ruleset(_write(tmp_path, new, old))
+
+
+def test_unknown_ruleset_name() -> None:
+    with pytest.raises(RulesetError, match="no such ruleset"):
+        load_ruleset("decret-999")
+
+
+def test_a_value_applies_from_its_date(tmp_path: Path) -> None:
+    rs = load_ruleset(_write(tmp_path, "values = { 2025-12-10 = 0.05, 2026-07-01 = 0.04 }", "values = { 2025-12-10 = 0.05 }"))
+    when = pd.Series(pd.to_datetime(["2026-03-01T10:00Z", "2026-07-01T00:00Z", "2025-01-01T00:00Z"]))
+    assert list(rs.series("cagnotte_rate", when)) == [0.05, 0.04, 0.05]
+    assert rs.value("cagnotte_rate", dt.date(2026, 8, 1)) == 0.04
