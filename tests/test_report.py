@@ -1,0 +1,63 @@
+"""report.html and junit.xml: readable, escaped, bounded."""
+
+from __future__ import annotations
+
+import hashlib
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from helpers import CDF_TABLE, cdf, coup, stake_row, write_bundle
+from typer.testing import CliRunner
+
+from auditor.cli import app
+
+HOSTILE = '<script>alert("x")</script></table>"\'&'
+runner = CliRunner()
+
+
+def _hostile_bundle(tmp_path: Path) -> Path:
+    table = CDF_TABLE | {"table_id": HOSTILE}
+    coups = [coup("C1", table_id=HOSTILE, player_id=HOSTILE, banker_id=HOSTILE, players_seated=2)]
+    return write_bundle(tmp_path / "b", cdf(coups, [stake_row("S1", player=HOSTILE, amount=100)], table=table))
+
+
+def test_hostile_text_is_shown_as_text(tmp_path: Path) -> None:
+    bundle = _hostile_bundle(tmp_path)
+    result = runner.invoke(app, ["audit", str(bundle), "--out", str(tmp_path / "o"), "--format", "html,jsonl,junit"])
+    assert result.exit_code == 1, result.output
+    html = (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
+    assert "<script" not in html.lower()
+    assert "&lt;script&gt;alert(" in html
+    assert "</table>&" not in html
+    ET.parse(tmp_path / "o" / "junit.xml")  # well-formed whatever the ids hold
+
+
+def test_report_has_verdict_article_and_evidence(tmp_path: Path) -> None:
+    samples = Path(__file__).resolve().parent.parent / "samples"
+    runner.invoke(app, ["audit", str(samples / "chemin-de-fer-broken"), "--out", str(tmp_path)])
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "NO CONFORME" in html and "CDF101" in html and "5 per 100" in html
+    digest = hashlib.sha256((samples / "chemin-de-fer-broken" / "cdf_coups.csv").read_bytes()).hexdigest()
+    assert "cdf_coups.csv" in html and digest in html
+    runner.invoke(app, ["audit", str(samples / "chemin-de-fer-clean"), "--out", str(tmp_path / "en"), "--lang", "en"])
+    en = (tmp_path / "en" / "report.html").read_text(encoding="utf-8")
+    assert "COMPLIANT" in en and "Per-table figures" in en and "No findings." in en
+
+
+def test_large_audits_are_capped_per_rule(tmp_path: Path) -> None:
+    coups = [coup(f"C{i}", players_seated=3) for i in range(1, 251)]
+    bundle = write_bundle(tmp_path / "b", cdf(coups))
+    runner.invoke(app, ["audit", str(bundle), "--out", str(tmp_path / "o"), "--lang", "en", "--select", "CDF120"])
+    html = (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
+    assert "Showing 100 of 250" in html
+    assert html.count('<td class="mono">C') <= 100
+
+
+def test_junit_has_a_case_per_rule_and_table(tmp_path: Path) -> None:
+    samples = Path(__file__).resolve().parent.parent / "samples"
+    runner.invoke(app, ["audit", str(samples / "wheel-broken"), "--out", str(tmp_path), "--format", "junit"])
+    root = ET.parse(tmp_path / "junit.xml").getroot()
+    cases = root.findall(".//testcase")
+    assert int(root.get("tests")) == len(cases) > 12
+    failed = {c.get("classname") for c in cases if c.find("failure") is not None}
+    assert {f"wheel_of_fortune.WHL2{n:02d}" for n in range(2, 13)} <= failed

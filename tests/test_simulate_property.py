@@ -1,0 +1,40 @@
+"""The simulator and the auditor agree: lawful play gives no finding, planted breaches are all found
+and nothing else is. The simulator plays from the regulation with code of its own."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from auditor.engine import run_audit
+from auditor.loading import load_bundle
+from auditor.rules import REGISTRY, select_rules
+from auditor.ruleset import load_ruleset
+from auditor.simulate import simulate
+
+
+def _audit(path: Path) -> Counter:
+    f = run_audit(load_bundle(path), load_ruleset(), select_rules(), lang="en").findings
+    return Counter(zip(f["rule"], f["table_id"], f["round_id"], f["item_id"], strict=True))
+
+
+@pytest.mark.parametrize(("seed", "fmt"), [(1, "csv"), (2, "parquet"), (3, "jsonl"), (4, "parquet")])
+def test_unplanted_play_has_no_finding(tmp_path: Path, seed: int, fmt: str) -> None:
+    simulate(tmp_path / "b", seed=seed, rounds=2500, fmt=fmt)
+    assert _audit(tmp_path / "b") == Counter()
+
+
+@pytest.mark.parametrize(("seed", "fmt", "rate"), [(5, "csv", 0.0), (6, "parquet", 0.0), (7, "jsonl", 0.0), (8, "parquet", 0.01), (9, "csv", 0.02)])
+def test_planted_breaches_are_exactly_what_is_found(tmp_path: Path, seed: int, fmt: str, rate: float) -> None:
+    sim = simulate(tmp_path / "b", seed=seed, rounds=3000, fmt=fmt, plant_rate=rate, plant_rules=None if rate else list(REGISTRY))
+    planted = Counter((p["rule"], p["table_id"], p["round_id"], p["item_id"]) for p in sim.planted)
+    assert len({k[0] for k in planted}) >= 60
+    assert _audit(tmp_path / "b") == planted
+
+
+def test_every_rule_has_a_planter() -> None:
+    from auditor.simulate.plant import PLANTERS
+
+    assert set(PLANTERS) == set(REGISTRY)
