@@ -41,8 +41,9 @@ def _sentences(text: str) -> list[str]:
 
 @cache
 def article_text(citation: Citation, limit: int = 3) -> str:
-    """The sentences of the cited section that best match the rule's quote, in the order of the text."""
-    section = section_text(citation.epigraf, citation.section)
+    """The sentences of the cited sections ("V, VII") that best match the rule's quote, in text order."""
+    numerals = re.findall(r"\b[IVX]+\b", citation.section) or [citation.section]
+    section = "\n".join(section_text(citation.epigraf, n) for n in numerals)
     if not section:
         return ""
     sentences = _sentences(section)
