@@ -1,0 +1,168 @@
+"""The audit benchmark (issue: a month of a casino in seconds, bounded memory).
+
+    python bench/run.py [--rounds 1000000] [--bundle bench/out/month-1m] [--no-pandera]
+
+Generates the workload if it is missing (all games, Parquet, breaches planted at 1 %), then prints:
+the time pyarrow takes just to read the files, the whole audit (load, each game's rules, outputs)
+measured in a child process with its peak memory, rows per second per game, the ratio to the read,
+and the same handful of checks written with pandera, timed on the same frames.
+Timings are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+GAME_TABLES = {
+    "chemin_de_fer": ("cdf_coups", "cdf_stakes"),
+    "wheel_of_fortune": ("wheel_spins", "wheel_bets", "wheel_layouts"),
+    "banca_francesa": ("dice_throws", "dice_bets", "dice_sets"),
+    "tournament": ("tournaments", "tournament_entries"),
+}
+
+
+def ensure_bundle(bundle: Path, rounds: int) -> None:
+    if (bundle / "manifest.json").exists():
+        return
+    print(f"generating {bundle} ({rounds:,} rounds per game) ...", flush=True)
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "auditor", "simulate", str(bundle), "--seed", "2026", "--rounds", str(rounds),
+                    "--format", "parquet", "--plant", "0.01"], check=True, cwd=ROOT)
+    print(f"  simulated in {time.perf_counter() - started:.1f} s", flush=True)
+
+
+def pyarrow_read(bundle: Path) -> tuple[float, int]:
+    import pyarrow.parquet as pq
+
+    started = time.perf_counter()
+    rows = 0
+    for path in sorted(bundle.rglob("*.parquet")):
+        rows += pq.read_table(path).num_rows
+    return time.perf_counter() - started, rows
+
+
+def child(bundle: Path, out: Path, pandera: bool) -> None:
+    """Runs in its own process so that its peak memory is the audit's alone."""
+    from auditor.engine import run_audit
+    from auditor.loading import load_bundle
+    from auditor.report.html import write_html
+    from auditor.report.outputs import build_summary, write_summary, write_violations
+    from auditor.rules import select_rules
+    from auditor.ruleset import load_ruleset
+
+    t = {}
+    started = time.perf_counter()
+    loaded = load_bundle(bundle)
+    t["load"] = time.perf_counter() - started
+    rows = {game: sum(len(loaded.frames[name]) for name in names if name in loaded.frames) for game, names in GAME_TABLES.items()}
+    mark = time.perf_counter()
+    result = run_audit(loaded, load_ruleset(), select_rules(), lang="ca")
+    t["rules"] = time.perf_counter() - mark
+    mark = time.perf_counter()
+    out.mkdir(parents=True, exist_ok=True)
+    summary = build_summary(result, "major")
+    write_summary(summary, out / "summary.json")
+    write_violations(result.findings, out / "violations.jsonl")
+    write_html(result, summary, out / "report.html")
+    t["outputs"] = time.perf_counter() - mark
+    t["total"] = time.perf_counter() - started
+    report = {"timings": t, "per_game": result.timings, "rows": rows, "findings": int(len(result.findings)),
+              "rows_read": sum(f.rows_read for f in loaded.files), "report_bytes": (out / "report.html").stat().st_size}
+    if pandera:
+        report["pandera"] = compare_pandera(result.context)
+    print("RESULT " + json.dumps(report))
+
+
+def compare_pandera(ctx) -> list[dict[str, object]]:
+    """The same five checks, ours against pandera's, on the same prepared frames."""
+    import pandera.pandas as pa
+
+    from auditor.rules import REGISTRY
+    from auditor.rules import cdf_replay, dice, wheel
+
+    coups = cdf_replay.coups(ctx)
+    bets = wheel._bets(ctx)
+    throws = dice._throws(ctx)
+    tours = ctx.frame("tournaments")
+    settled = coups[coups["settled"]]
+    cases = [
+        ("CDF120", pa.DataFrameSchema({"players_seated": pa.Column(int, pa.Check.ge(4))}), coups),
+        ("CDF110", pa.DataFrameSchema(checks=[pa.Check(lambda d: d["bank_after_cents"] == d["bank_cents"] + d["banker_result_cents"] - d["cagnotte_cents"] - d["garage_cents"]),
+                                              pa.Check(lambda d: d["banker_result_cents"] == -d["stake_result_sum"])]), settled),
+        ("WHL211", pa.DataFrameSchema(checks=[pa.Check(lambda d: d["stake_cents"] >= d["min_cents"]), pa.Check(lambda d: ~(d["stake_cents"] > d["max_cents"]))]), bets),
+        ("BFR301", pa.DataFrameSchema(checks=[pa.Check(lambda d: ~d["settled"] | (d["result"] == d["true_result"]))]), throws),
+        ("TRN401", pa.DataFrameSchema(checks=[pa.Check(lambda d: d["organisation_costs_cents"] <= 0.25 * d["fees_cents"])]), tours),
+    ]
+    out = []
+    for code, schema, frame in cases:
+        started = time.perf_counter()
+        ours = len(REGISTRY[code].check(ctx))
+        mine = time.perf_counter() - started
+        started = time.perf_counter()
+        try:
+            schema.validate(frame, lazy=True)
+            theirs_n = 0
+        except pa.errors.SchemaErrors as exc:
+            theirs_n = len(exc.failure_cases)
+        theirs = time.perf_counter() - started
+        out.append({"rule": code, "rows": len(frame), "auditor_s": mine, "pandera_s": theirs, "auditor_findings": ours, "pandera_failure_cases": theirs_n})
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=1_000_000)
+    parser.add_argument("--bundle", type=Path, default=None)
+    parser.add_argument("--no-pandera", action="store_true")
+    parser.add_argument("--child", nargs=2, type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child[0], args.child[1], not args.no_pandera)
+        return
+    bundle = args.bundle or ROOT / "bench" / "out" / f"month-{args.rounds // 1000}k"
+    ensure_bundle(bundle, args.rounds)
+    read_s, read_rows = min((pyarrow_read(bundle) for _ in range(2)), key=lambda x: x[0])
+    cmd = [sys.executable, __file__, "--child", str(bundle), str(bundle.parent / (bundle.name + "-report"))]
+    if args.no_pandera:
+        cmd.append("--no-pandera")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    stdout = proc.stdout.read() if proc.stdout else ""
+    _, status, usage = os.wait4(proc.pid, 0)
+    if status != 0:
+        sys.exit(f"the audit failed:\n{stdout}")
+    report = json.loads(next(line for line in stdout.splitlines() if line.startswith("RESULT "))[7:])
+    peak_gb = usage.ru_maxrss / 1024 / 1024
+    t = report["timings"]
+    print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}")
+    print(f"bundle: {bundle} — {report['rows_read']:,} rows, {report['findings']:,} findings, report.html {report['report_bytes'] / 1e6:.1f} MB")
+    print(f"\npyarrow read of the same files: {read_s:8.2f} s ({read_rows:,} rows)")
+    print(f"whole audit, outputs included: {t['total']:8.2f} s   ratio {t['total'] / read_s:.1f}× the read   peak memory {peak_gb:.2f} GB")
+    print("\nwhere the time goes")
+    print(f"  {'load (read, type, quarantine)':34s} {t['load']:8.2f} s")
+    for game, secs in sorted(report["per_game"].items(), key=lambda kv: -kv[1]):
+        rows = report["rows"].get(game, 0)
+        rate = f"{rows / secs:12,.0f} rows/s" if rows and secs else ""
+        print(f"  rules: {game:27s} {secs:8.2f} s  {rows:>10,} rows {rate}")
+    print(f"  {'outputs (jsonl, summary, html)':34s} {t['outputs']:8.2f} s")
+    total_rows = sum(report["rows"].values())
+    print(f"\noverall: {total_rows / t['total']:,.0f} rows/s through the whole audit")
+    if "pandera" in report:
+        print("\nthe same checks written with pandera (same frames)")
+        print(f"  {'rule':8s} {'rows':>10s} {'auditor':>10s} {'pandera':>10s} {'ratio':>7s}")
+        for row in report["pandera"]:
+            ratio = row["pandera_s"] / row["auditor_s"] if row["auditor_s"] else float("nan")
+            print(f"  {row['rule']:8s} {row['rows']:>10,} {row['auditor_s']:>9.3f}s {row['pandera_s']:>9.3f}s {ratio:>6.1f}×")
+
+
+if __name__ == "__main__":
+    main()
