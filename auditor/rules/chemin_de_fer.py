@@ -591,12 +591,14 @@ def banc_amount(ctx: Context) -> pd.DataFrame:
 )
 def banc_seguit_right(ctx: Context) -> pd.DataFrame:
     """A `banc_seguit` is made by a player who made `banc` or `banc_seguit` on the table's previous
-    coup and lost it (the banker won that coup, by the cards).
+    coup and lost it (the banker won that coup, by the cards). Not judged when the previous coup is
+    not in the log (a gap in coup_no, which LOG005 reports).
 
     Passes: P7 makes banc and loses; next coup P7 makes banc_seguit. Fails: P8 makes banc_seguit.
     """
     s = cdf.stakes(ctx)
-    seguit = s[s["kind"] == "banc_seguit"]
+    # Without the table's previous coup (missing or quarantined: LOG005's) the right cannot be judged.
+    seguit = s[(s["kind"] == "banc_seguit") & s["has_prev"]]
     if seguit.empty:
         return no_hits()
     c = cdf.coups(ctx).set_index("coup_id")

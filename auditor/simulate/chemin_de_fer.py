@@ -47,8 +47,10 @@ class CdfTable:
 
     def new_session(self) -> None:
         self.seated = int(self.rng.integers(4, 10))
-        self.players = {s: f"{self.id}-P{int(self.rng.integers(1000, 9999))}" for s in range(1, self.seated + 1)}
-        self.standing = [f"{self.id}-W{int(self.rng.integers(1000, 9999))}" for _ in range(int(self.rng.integers(0, 4)))]
+        # Distinct people: one seat per player (IV), and nobody both seated and standing.
+        ids = [int(i) for i in self.rng.choice(np.arange(1000, 10000), size=self.seated + 3, replace=False)]
+        self.players = {s: f"{self.id}-P{ids[s - 1]}" for s in range(1, self.seated + 1)}
+        self.standing = [f"{self.id}-W{i}" for i in ids[self.seated : self.seated + int(self.rng.integers(0, 4))]]
         self.banker_seat = 1
         self.bank = self._fresh_bank()
         self.event = "initial"
