@@ -15,7 +15,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from auditor.frames import arrow, isin, unique_strings
 from auditor.loading.coerce import as_text, coerce, finalize_dtypes
 from auditor.loading.readers import RawTable, UnreadableFile, file_format, read_raw
 from auditor.schema import REPORTED_ON, SETTLED_VIA_PARENT, TABLES, Table
@@ -50,7 +53,7 @@ class Bundle:
     files: list[SourceFile]
     frames: dict[str, pd.DataFrame]
     quarantine: pd.DataFrame
-    ids_seen: dict[str, pd.Index]
+    ids_seen: dict[str, pa.Array]  # every id each table names, quarantined rows included
     manifest: dict[str, object] | None = None
     manifest_error: str | None = None
     ignored: list[str] = field(default_factory=list)
@@ -133,7 +136,7 @@ def _quarantine_rows(
     if len(rows):
         pos = rows["pos"].to_numpy(dtype=np.int64)
         for key in ("table_id", "round_id", "item_id"):
-            out[key] = typed_ids[key].iloc[pos].to_numpy(dtype=object) if key in typed_ids else None
+            out[key] = typed_ids[key].iloc[pos].astype(object).to_numpy() if key in typed_ids else None
     line_rows = pd.DataFrame(
         {
             "rule": "LOG001",
@@ -157,7 +160,7 @@ def _raw_ids(table: Table, raw: pd.DataFrame) -> pd.DataFrame:
     round_col, item_col = REPORTED_ON[table.name]
     for key, col in (("table_id", "table_id"), ("round_id", round_col), ("item_id", item_col), ("own_id", table.id_column)):
         if col and col in raw.columns:
-            ids[key] = as_text(raw[col]).to_numpy(dtype=object)
+            ids[key] = as_text(raw[col])
     return ids
 
 
@@ -201,6 +204,9 @@ def _unreadable(table: Table, name: str, reason: str, rows: int | None = None) -
 def _deduplicate(table: Table, frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     if not table.id_column or frame.empty:
         return frame, pd.DataFrame(columns=QUARANTINE_COLUMNS)
+    ids = arrow(frame[table.id_column])
+    if pc.count_distinct(ids).as_py() == len(ids):
+        return frame, pd.DataFrame(columns=QUARANTINE_COLUMNS)
     dup = frame.duplicated(table.id_column, keep="first").to_numpy()
     if not dup.any():
         return frame, pd.DataFrame(columns=QUARANTINE_COLUMNS)
@@ -234,7 +240,7 @@ def _settled_requires(frames: dict[str, pd.DataFrame]) -> list[pd.DataFrame]:
         if child not in frames or parent not in frames:
             continue
         kids, rounds = frames[child], frames[parent]
-        settled = kids[key].isin(rounds.loc[rounds["status"] == "settled", TABLES[parent].id_column])
+        settled = pd.Series(isin(kids[key], rounds.loc[rounds["status"] == "settled", TABLES[parent].id_column]), index=kids.index)
         for col in columns:
             bad = (settled & kids[col].isna()).to_numpy()
             if not bad.any():
@@ -282,7 +288,7 @@ def load_bundle(path: Path, progress: Progress | None = None, tables: set[str] |
     files: list[SourceFile] = []
     frames: dict[str, pd.DataFrame] = {}
     quarantine: list[pd.DataFrame] = []
-    ids_seen: dict[str, pd.Index] = {}
+    ids_seen: dict[str, pa.Array] = {}
     late: list[pd.DataFrame] = []  # rows quarantined after their file was counted
     for table_name in TABLES:
         if table_name not in found or (tables is not None and table_name not in tables):
@@ -306,7 +312,7 @@ def load_bundle(path: Path, progress: Progress | None = None, tables: set[str] |
             late.append(dups)
         frames[table_name] = frame
         if named:
-            ids_seen[table_name] = pd.Index(pd.concat(named).dropna().unique())
+            ids_seen[table_name] = unique_strings(named)
     late.extend(_settled_requires(frames))
     _count_late_quarantine(files, late)
     parts = [x for x in quarantine + late if len(x)]

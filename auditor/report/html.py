@@ -10,6 +10,7 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from auditor.engine import AuditResult
+from auditor.frames import isin
 from auditor.i18n import game_name, labels
 from auditor.regulation import article_text
 from auditor.rules import GAME_ORDER, REGISTRY
@@ -47,7 +48,7 @@ def _lookup(result: AuditResult, table: str, key: str, ids: set[str]) -> dict[st
     frame = result.bundle.frames.get(table)
     if frame is None or not ids:
         return {}
-    rows = frame[frame[key].isin(ids)]
+    rows = frame[isin(frame[key], list(ids))]
     return {str(r[key]): r for r in rows.to_dict("records")}
 
 
@@ -110,17 +111,19 @@ def _bars(counts: dict[str, int]) -> list[dict[str, object]]:
 
 def build_context(result: AuditResult, summary: dict[str, object], lang: str, per_rule: int = PER_RULE) -> dict[str, object]:
     findings = result.findings
+    # The findings shown (at most `per_rule` of each rule), with their evidence looked up in one pass.
+    shown = findings.groupby("rule", sort=False).head(per_rule) if len(findings) else findings
+    evidence = dict(zip(shown.index, _evidence(result, shown), strict=True)) if len(shown) else {}
+    totals = findings.groupby("rule").size().to_dict() if len(findings) else {}
     groups = []
     for game in GAME_ORDER:
         rules = []
-        for code in sorted(findings.loc[findings["game"] == game, "rule"].unique()) if len(findings) else []:
+        for code in sorted(shown.loc[shown["game"] == game, "rule"].unique()) if len(shown) else []:
             rule = REGISTRY[code]
-            rows = findings[findings["rule"] == code]
-            shown = rows.head(per_rule)
-            evidence = _evidence(result, shown)
+            mine = shown[shown["rule"] == code]
             rules.append({
-                "rule": rule, "doc": rule.doc.split("\n\n")[0], "article": article_text(rule.citation), "total": len(rows),
-                "findings": [dict(r, evidence=e) for r, e in zip(shown.to_dict("records"), evidence, strict=True)],
+                "rule": rule, "doc": rule.doc.split("\n\n")[0], "article": article_text(rule.citation), "total": int(totals[code]),
+                "findings": [dict(r, evidence=evidence[i]) for i, r in zip(mine.index, mine.to_dict("records"), strict=True)],
             })
         if rules:
             groups.append({"game": game, "name": game_name(game, lang), "rules": rules})

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from auditor.frames import fixed_width_bytes
 from auditor.rules.base import Context
 
 RANKS = "A23456789TJQK"
@@ -55,12 +56,11 @@ def banker_tableau(option_3_vs_9: bool = True, option_5_vs_4: bool = True) -> np
 
 def parse_hands(cards: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(values[n, 3], codes[n, 3], count[n]): card values and 0-51 codes, -1 where there is no card."""
-    raw = np.array(cards.to_numpy(dtype=object), dtype="S8")
-    grid = raw.view(np.uint8).reshape(len(raw), 8) if len(raw) else np.zeros((0, 8), dtype=np.uint8)
+    grid = fixed_width_bytes(cards, 8)
     ranks = grid[:, [0, 3, 6]]
     suits = grid[:, [1, 4, 7]]
     values = _VALUE[ranks]
-    present = values != 255
+    present = values != 255  # a space (2-card hand) maps to "no card"
     codes = np.where(present, _RANK[ranks] * 4 + _SUIT[suits], -1)
     values = np.where(present, values, -1)
     return values.astype(np.int16), codes.astype(np.int16), present.sum(axis=1).astype(np.int8)

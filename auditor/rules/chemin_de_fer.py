@@ -11,6 +11,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from auditor.frames import isin
 from auditor.rules import cdf_replay as cdf
 from auditor.rules.base import Context, at_least, hits, no_hits, rule
 
@@ -630,14 +631,19 @@ def cards_to_highest_stake(ctx: Context) -> pd.DataFrame:
     c = cdf.coups(ctx)
     s = ctx.frame("cdf_stakes")
     seated = s[s["seat"].notna() & (s["kind"] == "punt")]
-    per_player = seated.groupby(["coup_id", "player_id"], observed=True)["amount_cents"].sum().reset_index()
-    top = per_player.groupby("coup_id", observed=True)["amount_cents"].transform("max")
-    leaders = per_player[per_player["amount_cents"] == top]
-    best = leaders.groupby("coup_id", observed=True)["player_id"].agg(lambda p: "|".join(sorted(map(str, p))))
-    judged = c[(c["any_banc"] == 0) & c["coup_id"].isin(best.index)]
-    marks = leaders[["coup_id", "player_id"]].drop_duplicates().assign(leader=True)
+    per_player = seated.groupby(["coup_id", "player_id"], observed=True, sort=False)["amount_cents"].sum().reset_index()
+    top = per_player.groupby("coup_id", observed=True, sort=False)["amount_cents"].transform("max")
+    leaders = per_player.loc[per_player["amount_cents"] == top, ["coup_id", "player_id"]]
+    judged = c[(c["any_banc"] == 0).to_numpy() & isin(c["coup_id"], leaders["coup_id"])]
+    marks = leaders.assign(leader=True)
     ok = judged[["coup_id", "player_id"]].merge(marks, on=["coup_id", "player_id"], how="left")["leader"].fillna(False).to_numpy(dtype=bool)
-    return hits(judged, ~ok, round_col="coup_id", expected=judged["coup_id"].map(best).astype(object), observed=judged["player_id"].astype(object))
+
+    def expected(f: pd.DataFrame) -> pd.Series:
+        mine = leaders[isin(leaders["coup_id"], f["coup_id"])]
+        names = mine.groupby("coup_id", observed=True)["player_id"].agg(lambda p: "|".join(sorted(map(str, p))))
+        return f["coup_id"].map(names).astype(object)
+
+    return hits(judged, ~ok, round_col="coup_id", expected=expected, observed=judged["player_id"].astype(object))
 
 
 @rule(

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from auditor.frames import isin
 from auditor.rules.base import Context, hits, no_hits, rule
 from auditor.schema import REPORTED_ON, ROUND_TABLES, TABLES
 
@@ -90,7 +91,7 @@ def orphan(ctx: Context) -> pd.DataFrame:
                 found.append(hits(first, round_col=None, ts_col=None, expected="tables",
                                   detail=pd.Series(note, index=first.index)).assign(table_id=None, line=0))
                 continue
-            missing = ~frame[key].isin(ctx.bundle.ids_seen.get(parent, pd.Index([])))
+            missing = ~isin(frame[key], ctx.bundle.ids_seen.get(parent, []))
             if missing.any():
                 found.append(hits(frame, missing, round_col=round_col, item_col=item_col, ts_col=None,
                                   expected=parent, observed=frame[key],
