@@ -7,6 +7,7 @@ what it collected from losing bets minus what it paid to winners. Void rounds co
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from auditor.loading import Bundle
@@ -17,9 +18,10 @@ FIGURE_COLUMNS = ["table_id", "game", "rounds", "staked_cents", "paid_cents", "c
 def _per_table(rounds: pd.DataFrame, round_id: str, items: pd.DataFrame | None, game: str, amounts: dict[str, pd.Series]) -> pd.DataFrame:
     base = rounds.groupby("table_id", observed=True).size().rename("rounds").to_frame()
     if items is not None and len(items):
-        table_of = rounds.set_index(round_id)["table_id"]
+        where = pd.Index(rounds[round_id]).get_indexer(items[round_id])
         keyed = pd.DataFrame({k: v for k, v in amounts.items()})
-        keyed["table_id"] = items[round_id].map(table_of).to_numpy()
+        tables = rounds["table_id"].to_numpy(dtype=object)
+        keyed["table_id"] = np.where(where >= 0, tables[np.maximum(where, 0)], None)
         sums = keyed.groupby("table_id", observed=True).sum()
         base = base.join(sums, how="left")
     base = base.fillna(0)

@@ -185,9 +185,10 @@ def _load_file(table: Table, path: Path, name: str) -> tuple[SourceFile, pd.Data
     bad = np.zeros(len(typed), dtype=bool)
     for err in errors:
         bad[err.positions] = True
-    clean = finalize_dtypes(typed[~bad].copy(), table)
+    # Filtering copies every column: only pay for it when a row was actually quarantined.
+    clean = finalize_dtypes(typed[~bad].copy() if bad.any() else typed, table)
     clean["_file"] = name
-    clean["_line"] = raw.lines[~bad]
+    clean["_line"] = raw.lines[~bad] if bad.any() else raw.lines
     source.rows_quarantined = int(bad.sum()) + len(raw.errors)
     named = ids["own_id"] if "own_id" in ids else empty_ids
     return source, clean, quarantine, named
@@ -306,7 +307,7 @@ def load_bundle(path: Path, progress: Progress | None = None, tables: set[str] |
             if len(q):
                 quarantine.append(q)
             named.append(ids)
-        frame = pd.concat(parts, ignore_index=True) if parts else _empty(table)
+        frame = (parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)) if parts else _empty(table)
         frame, dups = _deduplicate(table, frame)
         if len(dups):
             late.append(dups)

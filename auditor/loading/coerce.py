@@ -60,7 +60,8 @@ def _fullmatch(text: pd.Series, pattern: str) -> pd.Series:
 
 def _parse_int(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
     if pd.api.types.is_integer_dtype(raw.dtype) and not pd.api.types.is_bool_dtype(raw.dtype):
-        return raw.astype("Int64"), pd.Series(False, index=raw.index), ""
+        # Already integers (Parquet): keep the column as it is, no copy.
+        return raw, pd.Series(False, index=raw.index), ""
     if pd.api.types.is_float_dtype(raw.dtype):
         bad = raw.notna() & (raw != np.floor(raw))
         return raw.where(~bad).astype("Int64"), bad, "not a whole number"
@@ -82,7 +83,7 @@ def _parse_float(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
 
 def _parse_bool(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
     if pd.api.types.is_bool_dtype(raw.dtype):
-        return raw.astype("boolean"), pd.Series(False, index=raw.index), ""
+        return raw, pd.Series(False, index=raw.index), ""
     text = as_text(raw).str.strip().str.lower()
     is_true = text.isin(TRUE).fillna(False).astype(bool)
     is_false = text.isin(FALSE).fillna(False).astype(bool)
@@ -217,7 +218,7 @@ def coerce(table: Table, raw: pd.DataFrame) -> tuple[pd.DataFrame, list[CellErro
         if need is not None and need.any():
             errors.append(CellErrors(np.flatnonzero(need.to_numpy()), column.name, "required value missing", cells[need]))
         out[column.name] = checked
-    return pd.DataFrame(out, index=raw.index), errors
+    return pd.DataFrame(out, index=raw.index, copy=False), errors
 
 
 def finalize_dtypes(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
@@ -225,8 +226,8 @@ def finalize_dtypes(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
     for column in table.columns:
         if column.req != "req":
             continue
-        if column.type == "int":
+        if column.type == "int" and frame[column.name].dtype != "int64":
             frame[column.name] = frame[column.name].astype("int64")
-        elif column.type == "bool":
+        elif column.type == "bool" and frame[column.name].dtype != bool:
             frame[column.name] = frame[column.name].astype(bool)
     return frame
