@@ -177,8 +177,9 @@ def table_minimum_authorised(ctx: Context) -> pd.DataFrame:
 
 
 def _stints(c: pd.DataFrame) -> pd.Series:
-    """Stint number: consecutive coups of a table with the same banker (a shoe carry-over continues it)."""
-    new = ~c["has_prev"] | (c["banker_id"] != c["prev_banker_id"])
+    """Stint number: consecutive coups of a table with the same banker (a shoe carry-over continues it).
+    A gap in coup_no does not end a stint: the same banker on both sides held the bank."""
+    new = (c["table_id"] != c["table_id"].shift()) | (c["banker_id"] != c["banker_id"].shift())
     return new.cumsum()
 
 
