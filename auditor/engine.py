@@ -134,7 +134,12 @@ def run_audit(
     run: list[Rule] = []
     timings: dict[str, float] = {}
     errors: dict[str, str] = {}
-    for i, rule in enumerate(rules, start=1):
+    current_game = None
+    # Rules run game by game, so each game's prepared frames can be freed before the next game's.
+    for i, rule in enumerate(sorted(rules, key=lambda r: (r.game, r.code)), start=1):
+        if rule.game != current_game:
+            ctx.release()
+            current_game = rule.game
         absent = [t for t in rule.tables if t not in bundle.frames]
         if absent:
             not_run[rule.code] = "no " + ", ".join(absent) + " in the bundle"

@@ -16,9 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from auditor.frames import arrow, isin, unique_strings
+from auditor.frames import isin, unique_strings
 from auditor.loading.coerce import as_text, coerce, finalize_dtypes
 from auditor.loading.readers import RawTable, UnreadableFile, file_format, read_raw
 from auditor.schema import REPORTED_ON, SETTLED_VIA_PARENT, TABLES, Table
@@ -202,11 +201,10 @@ def _unreadable(table: Table, name: str, reason: str, rows: int | None = None) -
     )
 
 
-def _deduplicate(table: Table, frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    if not table.id_column or frame.empty:
-        return frame, pd.DataFrame(columns=QUARANTINE_COLUMNS)
-    ids = arrow(frame[table.id_column])
-    if pc.count_distinct(ids).as_py() == len(ids):
+def _deduplicate(table: Table, frame: pd.DataFrame, maybe_duplicates: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Later occurrences of an id, quarantined as LOG002. `maybe_duplicates=False` when the ids of
+    every row read are known to be distinct, which spares hashing them again."""
+    if not table.id_column or frame.empty or not maybe_duplicates:
         return frame, pd.DataFrame(columns=QUARANTINE_COLUMNS)
     dup = frame.duplicated(table.id_column, keep="first").to_numpy()
     if not dup.any():
@@ -308,12 +306,14 @@ def load_bundle(path: Path, progress: Progress | None = None, tables: set[str] |
                 quarantine.append(q)
             named.append(ids)
         frame = (parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)) if parts else _empty(table)
-        frame, dups = _deduplicate(table, frame)
+        seen = unique_strings(named) if named else pa.array([], type=pa.large_string())
+        named_count = sum(int(n.notna().sum()) for n in named)
+        frame, dups = _deduplicate(table, frame, maybe_duplicates=len(seen) != named_count)
         if len(dups):
             late.append(dups)
         frames[table_name] = frame
         if named:
-            ids_seen[table_name] = unique_strings(named)
+            ids_seen[table_name] = seen
     late.extend(_settled_requires(frames))
     _count_late_quarantine(files, late)
     parts = [x for x in quarantine + late if len(x)]
