@@ -206,6 +206,9 @@ def version() -> None:
 
 
 def main() -> None:
+    from auditor.frames import use_lean_memory_pool
+
+    use_lean_memory_pool()
     try:
         app()
     except KeyboardInterrupt:

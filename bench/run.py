@@ -54,12 +54,14 @@ def pyarrow_read(bundle: Path) -> tuple[float, int]:
 def child(bundle: Path, out: Path, pandera: bool) -> None:
     """Runs in its own process so that its peak memory is the audit's alone."""
     from auditor.engine import run_audit
+    from auditor.frames import use_lean_memory_pool
     from auditor.loading import load_bundle
     from auditor.report.html import write_html
     from auditor.report.outputs import build_summary, write_summary, write_violations
     from auditor.rules import select_rules
     from auditor.ruleset import load_ruleset
 
+    use_lean_memory_pool()  # as the CLI does
     t = {}
     started = time.perf_counter()
     loaded = load_bundle(bundle)
