@@ -183,8 +183,9 @@ def read_jsonl(path: Path) -> RawTable:
             continue
         try:
             obj = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as exc:
-            errors.append(LineError(number, f"not a JSON object: {exc}", raw[:80].decode("utf-8", "replace")))
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            # RecursionError: a line nested deeper than the parser's stack, e.g. "[[[[...".
+            errors.append(LineError(number, f"not a JSON object: {type(exc).__name__}: {str(exc)[:120]}", raw[:80].decode("utf-8", "replace")))
             continue
         if not isinstance(obj, dict):
             errors.append(LineError(number, "not a JSON object", raw[:80].decode("utf-8", "replace")))

@@ -1,0 +1,82 @@
+"""Malformed, hostile or huge input never crashes the audit and never runs code: every such file
+ends as findings (exit 1), or as a clear error when the bundle itself is unusable (exit 2)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from helpers import CDF_TABLE, cdf, coup, write_bundle
+from typer.testing import CliRunner
+
+from auditor.cli import app
+
+runner = CliRunner()
+
+
+def audit(bundle: Path, out: Path):
+    result = runner.invoke(app, ["audit", str(bundle), "--out", str(out), "--format", "html,jsonl,junit"])
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    return result
+
+
+GARBAGE = [
+    ("cdf_coups.csv", os.urandom(5000)),
+    ("cdf_coups.csv.gz", gzip.compress(os.urandom(5000))),
+    ("cdf_coups.jsonl", os.urandom(5000)),
+    ("cdf_coups.jsonl.gz", b"\x1f\x8b\x08\x00truncated"),
+    ("cdf_coups.parquet", b"PAR1" + os.urandom(3000) + b"PAR1"),
+    ("cdf_coups.jsonl", b"[" * 100_000 + b"]" * 100_000 + b"\n"),
+    ("cdf_coups.jsonl", b'{"coup_id": {"nested": [1, 2, {"x": null}]}, "bank_cents": 1e400}\n[1, 2]\nnull\n"text"\n'),
+    ("cdf_coups.csv", b"coup_id,coup_id\nC1,C2\n"),
+    ("cdf_coups.csv", b'coup_id,table_id\n"unterminated,T1\n'),
+    ("cdf_coups.csv", b"coup_id,table_id,shoe_id\n" + b"x" * 20_000_000 + b",T1,S1\n"),
+]
+
+
+@pytest.mark.parametrize(("name", "content"), GARBAGE, ids=[f"{n}-{i}" for i, (n, _) in enumerate(GARBAGE)])
+def test_garbage_files_become_findings(tmp_path: Path, name: str, content: bytes) -> None:
+    write_bundle(tmp_path / "b", cdf([coup("C1")]))
+    (tmp_path / "b" / "cdf_coups.csv").unlink()
+    (tmp_path / "b" / name).write_bytes(content)
+    result = audit(tmp_path / "b", tmp_path / "o")
+    assert result.exit_code == 1, result.output
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    for f in summary["files"]:
+        assert f["rows_read"] == f["rows_audited"] + f["rows_quarantined"]
+    assert summary["findings"]["by_rule"].get("LOG001", 0) >= 1
+
+
+def test_parquet_with_wrong_column_types(tmp_path: Path) -> None:
+    write_bundle(tmp_path / "b", {"tables": [CDF_TABLE]})
+    table = pa.table({"coup_id": ["C1", "C2"], "table_id": ["T1", "T1"], "shoe_id": ["S", "S"], "coup_no": [[1], [2]],
+                      "ts": ["2026-03-01T20:00:00+00:00", "soon"], "players_seated": [5.0, 5.5]})
+    pq.write_table(table, tmp_path / "b" / "cdf_coups.parquet")
+    result = audit(tmp_path / "b", tmp_path / "o")
+    assert result.exit_code == 1
+
+
+def test_manifest_that_is_not_an_object_or_escapes_the_bundle(tmp_path: Path) -> None:
+    write_bundle(tmp_path / "b", cdf([coup("C1")]))
+    (tmp_path / "b" / "manifest.json").write_text(json.dumps(["cdf_coups.csv"]))
+    assert audit(tmp_path / "b", tmp_path / "o").exit_code == 1
+    (tmp_path / "b" / "manifest.json").write_text(json.dumps({"files": {"/etc/passwd": "sha256:00", "../x": 5}}))
+    assert audit(tmp_path / "b", tmp_path / "o2").exit_code == 1
+
+
+def test_an_empty_bundle_is_audited_with_nothing_found(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    result = audit(tmp_path / "empty", tmp_path / "o")
+    assert result.exit_code == 0
+    assert json.loads((tmp_path / "o" / "summary.json").read_text())["files"] == []
+
+
+def test_a_file_instead_of_a_bundle_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "f.csv").write_text("x")
+    result = audit(tmp_path / "f.csv", tmp_path / "o")
+    assert result.exit_code == 2 and "not a directory" in result.output
