@@ -39,6 +39,13 @@ def round_share(base: pd.Series, rate: object, mode: str, unit: int) -> pd.Serie
     return out
 
 
+def _drew(column: str):
+    def observed(f: pd.DataFrame) -> pd.Series:
+        return pd.Series(np.where(f[column], "drew", "stood"), index=f.index)
+
+    return observed
+
+
 # --- Money -------------------------------------------------------------------------------------------
 
 
@@ -252,8 +259,13 @@ def bank_continuity(ctx: Context) -> pd.DataFrame:
     after = c["bank_cents"] + c["banker_result_cents"] - c["cagnotte_cents"] - c["garage_cents"]
     bad_sum = c["banker_result_cents"] != zero_sum
     bad_after = c["bank_after_cents"] != after
-    expected = pd.Series(np.where(bad_sum, "banker_result_cents = " + zero_sum.astype(str), "bank_after_cents = " + after.astype(str)), index=c.index)
-    observed = pd.Series(np.where(bad_sum, c["banker_result_cents"].astype(str), c["bank_after_cents"].astype(str)), index=c.index)
+    def expected(f: pd.DataFrame) -> pd.Series:
+        i = f.index
+        return pd.Series(np.where(bad_sum[i], "banker_result_cents = " + zero_sum[i].astype(str), "bank_after_cents = " + after[i].astype(str)), index=i)
+
+    def observed(f: pd.DataFrame) -> pd.Series:
+        return pd.Series(np.where(bad_sum[f.index], f["banker_result_cents"].astype(str), f["bank_after_cents"].astype(str)), index=f.index)
+
     return hits(c, bad_sum | bad_after, round_col="coup_id", expected=expected, observed=observed)
 
 
@@ -446,8 +458,10 @@ def naturals(ctx: Context) -> pd.DataFrame:
     c = cdf.coups(ctx)
     drew = c["player_drew"] | c["banker_drew"]
     bad = c["settled"] & c["natural"] & drew
-    observed = np.select([c["player_drew"] & c["banker_drew"], c["player_drew"]], ["both drew", "punt drew"], "banker drew")
-    return hits(c, bad, round_col="coup_id", expected="no third card", observed=pd.Series(observed, index=c.index))
+    def observed(f: pd.DataFrame) -> pd.Series:
+        return pd.Series(np.select([f["player_drew"] & f["banker_drew"], f["player_drew"]], ["both drew", "punt drew"], "banker drew"), index=f.index)
+
+    return hits(c, bad, round_col="coup_id", expected="no third card", observed=observed)
 
 
 @rule(
@@ -466,8 +480,10 @@ def player_drawing(ctx: Context) -> pd.DataFrame:
     play = c["settled"] & (c["mode"] == "rules") & ~c["natural"]
     must = c["player_rule"]
     bad = play & (((must == cdf.DRAW) & ~c["player_drew"]) | ((must == cdf.STAND) & c["player_drew"]))
-    expected = pd.Series(np.where(must == cdf.DRAW, "draw on ", "stand on ") + c["p2"].astype(str), index=c.index)
-    return hits(c, bad, round_col="coup_id", expected=expected, observed=pd.Series(np.where(c["player_drew"], "drew", "stood"), index=c.index))
+    def expected(f: pd.DataFrame) -> pd.Series:
+        return pd.Series(np.where(f["player_rule"] == cdf.DRAW, "draw on ", "stand on ") + f["p2"].astype(str), index=f.index)
+
+    return hits(c, bad, round_col="coup_id", expected=expected, observed=_drew("player_drew"))
 
 
 @rule(
@@ -488,9 +504,11 @@ def banker_drawing(ctx: Context) -> pd.DataFrame:
     play = c["settled"] & (c["mode"] == "rules") & ~c["natural"] & (c["b2"] != 0)
     must = c["banker_rule"]
     bad = play & (((must == cdf.DRAW) & ~c["banker_drew"]) | ((must == cdf.STAND) & c["banker_drew"]))
-    against = np.where(c["third_card"] >= 0, "against a " + c["third_card"].astype(str), "punt stood")
-    expected = pd.Series(np.where(must == cdf.DRAW, "draw on ", "stand on ") + c["b2"].astype(str) + " " + against, index=c.index)
-    return hits(c, bad, round_col="coup_id", expected=expected, observed=pd.Series(np.where(c["banker_drew"], "drew", "stood"), index=c.index))
+    def expected(f: pd.DataFrame) -> pd.Series:
+        against = np.where(f["third_card"] >= 0, "against a " + f["third_card"].astype(str), "punt stood")
+        return pd.Series(np.where(f["banker_rule"] == cdf.DRAW, "draw on ", "stand on ") + f["b2"].astype(str) + " " + against, index=f.index)
+
+    return hits(c, bad, round_col="coup_id", expected=expected, observed=_drew("banker_drew"))
 
 
 @rule(
@@ -547,8 +565,14 @@ def abonaments(ctx: Context) -> pd.DataFrame:
     limit = ctx.param("max_abonaments", c["ts"])
     too_many = c["abonaments"] > limit
     uncovered = (c["abonaments"] > 0) & (c["bancs"] == 0)
-    expected = pd.Series(np.where(too_many, "<= " + pd.Series(limit, index=c.index).astype(str) + " abonaments", "a banc before any abonament"), index=c.index)
-    observed = pd.Series(np.where(too_many, c["abonaments"].astype(str) + " abonaments", "abonament without banc"), index=c.index)
+    limits = pd.Series(limit, index=c.index)
+
+    def expected(f: pd.DataFrame) -> pd.Series:
+        return pd.Series(np.where(too_many[f.index], "<= " + limits[f.index].astype(str) + " abonaments", "a banc before any abonament"), index=f.index)
+
+    def observed(f: pd.DataFrame) -> pd.Series:
+        return pd.Series(np.where(too_many[f.index], f["abonaments"].astype(str) + " abonaments", "abonament without banc"), index=f.index)
+
     return hits(c, too_many | uncovered, round_col="coup_id", expected=expected, observed=observed)
 
 
