@@ -65,15 +65,14 @@ def cagnotte_rate(ctx: Context) -> pd.DataFrame:
     """
     c = cdf.coups(ctx)
     won = c["settled"] & (c["true_outcome"] == "banker")
-    c = c[won]
-    base = c["banker_result_cents"].clip(lower=0)
+    base = c["banker_result_cents"].clip(lower=0).where(won, 0)
     on_abon = ctx.param("cagnotte_on_abonaments", c["ts"])
     base = base + np.where(np.asarray(on_abon, dtype=bool), c["abonament_won"], 0)
     mode = str(ctx.param("cagnotte_rounding"))
     unit = int(ctx.param("cagnotte_rounding_unit_cents"))  # type: ignore[arg-type]
     expected = round_share(base, ctx.param("cagnotte_rate", c["ts"]), mode, unit)
     tolerance = ctx.param("cagnotte_tolerance_cents", c["ts"])
-    bad = (c["cagnotte_cents"] - expected).abs() > tolerance
+    bad = won & ((c["cagnotte_cents"] - expected).abs() > tolerance)
     return hits(c, bad, round_col="coup_id", expected=expected, observed=c["cagnotte_cents"])
 
 
@@ -254,11 +253,10 @@ def bank_continuity(ctx: Context) -> pd.DataFrame:
     19,500. Fails: the same with after 20,000.
     """
     c = cdf.coups(ctx)
-    c = c[c["settled"]]
     zero_sum = -c["stake_result_sum"]
     after = c["bank_cents"] + c["banker_result_cents"] - c["cagnotte_cents"] - c["garage_cents"]
-    bad_sum = c["banker_result_cents"] != zero_sum
-    bad_after = c["bank_after_cents"] != after
+    bad_sum = c["settled"] & (c["banker_result_cents"] != zero_sum)
+    bad_after = c["settled"] & (c["bank_after_cents"] != after)
     def expected(f: pd.DataFrame) -> pd.Series:
         i = f.index
         return pd.Series(np.where(bad_sum[i], "banker_result_cents = " + zero_sum[i].astype(str), "bank_after_cents = " + after[i].astype(str)), index=i)

@@ -103,9 +103,8 @@ def payout_odds(ctx: Context) -> pd.DataFrame:
     Passes: 1,000 on petit, dice 2 2 3 → payout 1,000, not collected. Fails: payout 2,000.
     """
     b = _bets(ctx)
-    b = b[b["settled"] & ~b["touched"]]
     pay, collect = _settlement(b)
-    bad = (b["payout_cents"] != pay) | (b["collected"] != collect)
+    bad = b["settled"] & ~b["touched"] & ((b["payout_cents"] != pay) | (b["collected"] != collect))
     expected = lambda f: "payout " + pay[f.index].astype(str) + ", collected " + collect[f.index].astype(str).str.lower()  # noqa: E731
     return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=expected, observed=_money)
 
