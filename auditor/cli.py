@@ -58,6 +58,7 @@ def audit(
     fail_on: Annotated[str, typer.Option(help="critical, major, minor or never.")] = "major",
     lang: Annotated[str, typer.Option(help="Language of messages and report: ca or en.")] = "ca",
     progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Progress on stderr [default: when a terminal].")] = None,
+    by_partition: Annotated[bool, typer.Option("--by-partition", help="Audit a bundle of Parquet partitions one group of same-named parts at a time (bounded memory).")] = False,
 ) -> None:
     """Audit a bundle: write violations.jsonl, summary.json and report.html; exit 1 on findings."""
     formats = _formats(format)
@@ -69,18 +70,29 @@ def audit(
     except (UnknownRule, RulesetError) as exc:
         raise fail(str(exc)) from None
     tick = Progress(progress)
+    figures = period = None
     try:
-        loaded = load_bundle(bundle, progress=tick)
+        if by_partition:
+            from auditor.stream import StreamError, audit_by_partition
+
+            if not bundle.is_dir():
+                raise BundleError(f"no such bundle directory: {bundle}")
+            try:
+                result, figures, period = audit_by_partition(bundle, rs, rules, lang=lang, progress=tick)
+            except StreamError as exc:
+                raise fail(str(exc)) from None
+        else:
+            result = run_audit(load_bundle(bundle, progress=tick), rs, rules, lang=lang, progress=tick)
     except BundleError as exc:
         raise fail(str(exc)) from None
-    result = run_audit(loaded, rs, rules, lang=lang, progress=tick)
+    loaded = result.bundle
     target = out or Path("reports") / loaded.name
     try:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise fail(f"cannot write to {target}: {exc}") from None
     tick("writing outputs")
-    summary = build_summary(result, fail_on)
+    summary = build_summary(result, fail_on, figures, period)
     write_summary(summary, target / "summary.json")
     if "jsonl" in formats:
         write_violations(result.findings, target / "violations.jsonl")

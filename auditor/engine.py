@@ -91,23 +91,28 @@ def _clean_value(v: object) -> object:
 
 def to_findings(rule: Rule, hits: pd.DataFrame, lang: str) -> pd.DataFrame:
     hits = hits.reindex(columns=HIT_COLUMNS)
-    out = pd.DataFrame(index=hits.index)
-    out["rule"] = rule.code
-    out["name"] = rule.name
-    out["severity"] = rule.severity
-    out["game"] = rule.game
-    for col in ("table_id", "round_id", "item_id"):
-        out[col] = hits[col].astype(object).where(hits[col].notna(), None)
-    out["ts"] = format_ts(hits["ts"]) if hits["ts"].notna().any() else None
-    out["expected"] = hits["expected"].map(_clean_value).astype(object)
-    out["observed"] = hits["observed"].map(_clean_value).astype(object)
-    # Log findings' details already quote the offending cell.
-    out["message"] = _messages(rule.summary[lang], hits, lang, with_values=rule.game != "log")
-    out["citation"] = str(rule.citation)
+    n = len(hits)
     line = pd.to_numeric(hits["line"], errors="coerce").fillna(0).astype("int64")
     file = hits["file"].astype(object).fillna("")
-    out["source"] = (file + np.where(line > 0, ":" + line.astype(str), "")).astype(object)
-    return out
+
+    def ids(col: str) -> np.ndarray:
+        values = hits[col].astype(object).to_numpy()
+        return np.where(pd.notna(values), values, None)
+
+    columns = {
+        "rule": np.full(n, rule.code, dtype=object), "name": np.full(n, rule.name, dtype=object),
+        "severity": np.full(n, rule.severity, dtype=object), "game": np.full(n, rule.game, dtype=object),
+        "table_id": ids("table_id"), "round_id": ids("round_id"), "item_id": ids("item_id"),
+        "ts": format_ts(hits["ts"]).to_numpy() if hits["ts"].notna().any() else np.full(n, None, dtype=object),
+        "expected": hits["expected"].map(_clean_value).astype(object).to_numpy(),
+        "observed": hits["observed"].map(_clean_value).astype(object).to_numpy(),
+        # Log findings' details already quote the offending cell.
+        "message": _messages(rule.summary[lang], hits, lang, with_values=rule.game != "log").to_numpy(),
+        "citation": np.full(n, str(rule.citation), dtype=object),
+        "source": (file + np.where(line > 0, ":" + line.astype(str), "")).astype(object).to_numpy(),
+    }
+    # dtype=object: pandas 3 would infer a string dtype and turn None into NaN.
+    return pd.DataFrame(columns, index=hits.index, dtype=object)
 
 
 def sort_findings(findings: pd.DataFrame) -> pd.DataFrame:

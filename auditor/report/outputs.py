@@ -48,7 +48,9 @@ def period_of(result: AuditResult) -> dict[str, str | None]:
     return {"from": lo.strftime("%Y-%m-%d"), "to": hi.strftime("%Y-%m-%d"), "source": "data"}
 
 
-def build_summary(result: AuditResult, fail_on: str) -> dict[str, object]:
+def build_summary(result: AuditResult, fail_on: str, figures: pd.DataFrame | None = None,
+                  period: dict[str, str | None] | None = None) -> dict[str, object]:
+    """The summary; `figures` and `period` are given when the bundle was audited in parts."""
     bundle, findings = result.bundle, result.findings
     files = [
         {
@@ -60,16 +62,16 @@ def build_summary(result: AuditResult, fail_on: str) -> dict[str, object]:
             "rows_quarantined": f.rows_quarantined,
             "error": f.error,
         }
-        for f in bundle.files
+        for f in sorted(bundle.files, key=lambda f: f.name)
     ]
     by_rule = findings.groupby("rule").size().to_dict() if len(findings) else {}
     by_sev = findings.groupby("severity").size().to_dict() if len(findings) else {}
-    figures = table_figures(bundle)
+    figures = table_figures(bundle) if figures is None else figures
     manifest = bundle.manifest if isinstance(bundle.manifest, dict) else {}
     failing_count = failing(findings, fail_on)
     return {
         "auditor": {"name": "auditor", "version": __version__},
-        "bundle": {"name": bundle.name, "casino": manifest.get("casino"), "period": period_of(result), "ignored_files": bundle.ignored},
+        "bundle": {"name": bundle.name, "casino": manifest.get("casino"), "period": period or period_of(result), "ignored_files": bundle.ignored},
         "ruleset": {"id": result.ruleset.id, "version": result.ruleset.version, "source": result.ruleset.source},
         "verdict": {
             "compliant": failing_count == 0,

@@ -174,18 +174,25 @@ def hits(
     """
     if mask is not None:
         mask = np.asarray(mask, dtype=bool)
+        if not mask.any():
+            return no_hits()
         frame = frame[mask]
-    out = pd.DataFrame(index=frame.index)
-    out["table_id"] = frame["table_id"].to_numpy(dtype=object) if "table_id" in frame else None
-    out["round_id"] = frame[round_col].to_numpy(dtype=object) if round_col else None
-    out["item_id"] = frame[item_col].to_numpy(dtype=object) if item_col else None
-    out["ts"] = frame[ts_col].to_numpy() if ts_col and ts_col in frame else pd.NaT
-    out["expected"] = _column(frame, expected)
-    out["observed"] = _column(frame, observed)
-    out["file"] = frame["_file"].astype(object).to_numpy() if "_file" in frame else None
-    out["line"] = frame["_line"].to_numpy() if "_line" in frame else 0
-    out["detail"] = _column(frame, detail)
-    return out.reset_index(drop=True)
+    if frame.empty:
+        return no_hits()
+    n = len(frame)
+
+    def col(name: str | None) -> object:
+        return frame[name].astype(object).to_numpy() if name and name in frame else None
+
+    columns = {
+        "table_id": col("table_id"), "round_id": col(round_col), "item_id": col(item_col),
+        "ts": frame[ts_col].to_numpy() if ts_col and ts_col in frame else np.full(n, np.datetime64("NaT", "ns")),
+        "expected": _column(frame, expected), "observed": _column(frame, observed),
+        "file": col("_file"), "line": frame["_line"].to_numpy() if "_line" in frame else 0, "detail": _column(frame, detail),
+    }
+    # Object columns: pandas 3 would infer a string dtype and turn None into NaN.
+    return pd.DataFrame({k: pd.Series(v if isinstance(v, np.ndarray) else np.full(n, v, dtype=object), dtype=None if k in ("ts", "line") else object)
+                         for k, v in columns.items()})
 
 
 def no_hits() -> pd.DataFrame:

@@ -1,0 +1,282 @@
+"""Auditing a partitioned bundle partition group by partition group, with bounded memory.
+
+A bundle whose round and item tables are directories of Parquet parts (one file a day, say) is read
+one group of same-named parts at a time. Every sequence rule looks backwards only, so a group is
+audited with the rows of the previous groups it still needs carried over as context: the current
+shoe and banker stint of each chemin de fer table (with their stakes), the last spin of each wheel,
+the current dice-set and launcher stints of each dice table. Findings on context rows were reported
+with their own group and are dropped. A first pass reads only id columns, for orphans (LOG003) and
+duplicates (LOG002) across groups. Tables that are single files (tables, layouts, dice sets,
+tournaments) are loaded once; their own rules, and the manifest check, run once at the end.
+
+The result equals the whole-bundle audit's; one difference is documented: an id whose first
+occurrence is itself quarantined (LOG001) makes the later occurrence a LOG002 here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from auditor.engine import FINDING_COLUMNS, AuditResult, run_audit, sort_findings
+from auditor.figures import FIGURE_COLUMNS, table_figures
+from auditor.frames import isin, unique_strings
+from auditor.loading.bundle import Bundle, SourceFile, _load_file, _settled_requires, discover, load_bundle
+from auditor.loading.coerce import as_text
+from auditor.rules import Rule
+from auditor.ruleset import Ruleset
+from auditor.schema import REPORTED_ON, TABLES
+
+BIG = ("cdf_coups", "cdf_stakes", "wheel_spins", "wheel_bets", "dice_throws", "dice_bets")
+LOG_EVERYWHERE = ("LOG001", "LOG002", "LOG003")
+
+
+class StreamError(Exception):
+    """The bundle is not laid out for an audit by partition."""
+
+
+@dataclass
+class Layout:
+    parts: dict[str, dict[str, Path]]  # partitioned table -> group key -> part file
+    static: set[str]  # tables held in single files
+
+    @property
+    def groups(self) -> list[str]:
+        return sorted({key for keyed in self.parts.values() for key in keyed})
+
+
+def layout(path: Path) -> Layout:
+    found, _ = discover(path)
+    parts: dict[str, dict[str, Path]] = {}
+    static: set[str] = set()
+    for table, files in found.items():
+        inside = [f for f in files if f.parent != path]
+        if inside and len(inside) == len(files):
+            parts[table] = {f.relative_to(path / table).as_posix(): f for f in inside}
+        elif inside:
+            raise StreamError(f"{table} is both a directory and a file: audit the bundle whole")
+        else:
+            static.add(table)
+    single = sorted(t for t in BIG if t in static)
+    if single:
+        raise StreamError(f"{', '.join(single)} not partitioned (a directory of Parquet parts): audit the bundle whole")
+    if not parts:
+        raise StreamError("no partitioned table in the bundle: audit it whole")
+    return Layout(parts, static)
+
+
+def _first_pass(path: Path, lay: Layout) -> tuple[dict[str, pa.Array], dict[str, dict[tuple[str, int], str]]]:
+    """Every id of every partitioned table (for LOG003), and the later occurrences of an id across
+    parts with where the first one stands (for LOG002): reads the id columns only."""
+    ids: dict[str, pa.Array] = {}
+    dups: dict[str, dict[tuple[str, int], str]] = {}
+    for table, keyed in lay.parts.items():
+        column = TABLES[table].id_column
+        if not column:
+            continue
+        seen: list[pd.Series] = []
+        where: list[pd.DataFrame] = []
+        for key in sorted(keyed):
+            part = keyed[key]
+            try:
+                values = as_text(pq.read_table(part, columns=[column]).column(column).to_pandas())
+            except (pa.ArrowException, OSError, KeyError):
+                continue  # an unreadable part is reported by the second pass
+            seen.append(values)
+            name = part.relative_to(path).as_posix()
+            where.append(pd.DataFrame({"id": values, "file": name, "line": np.arange(1, len(values) + 1)}))
+        ids[table] = unique_strings(seen)
+        if where and len(ids[table]) != sum(int(s.notna().sum()) for s in seen):
+            allrows = pd.concat(where, ignore_index=True).dropna(subset=["id"])
+            later = allrows.duplicated("id", keep="first")
+            first = allrows[~later].set_index("id")
+            rows = allrows[later]
+            at = first.loc[rows["id"], "file"].to_numpy(dtype=object) + ":" + first.loc[rows["id"], "line"].astype(str).to_numpy(dtype=object)
+            dups[table] = dict(zip(zip(rows["file"], rows["line"], strict=True), at, strict=True))
+    return ids, dups
+
+
+def _quarantine_duplicates(table: str, clean: pd.DataFrame, dups: dict[tuple[str, int], str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    if not dups or clean.empty:
+        return clean, pd.DataFrame()
+    keys = list(zip(clean["_file"].astype(str), clean["_line"], strict=True))
+    mask = np.array([k in dups for k in keys], dtype=bool)
+    if not mask.any():
+        return clean, pd.DataFrame()
+    rows = clean[mask]
+    round_col, item_col = REPORTED_ON[table]
+    id_col = TABLES[table].id_column
+    q = pd.DataFrame({
+        "rule": "LOG002", "table": table, "file": rows["_file"].astype(str).to_numpy(dtype=object), "line": rows["_line"].to_numpy(),
+        "column": id_col, "reason": ["duplicate " + str(id_col) + ", first at " + dups[k] for k, m in zip(keys, mask, strict=True) if m],
+        "value": rows[id_col].astype(str).to_numpy(dtype=object),
+        "table_id": rows["table_id"].astype(object).to_numpy() if "table_id" in rows else None,
+        "round_id": rows[round_col].astype(str).to_numpy(dtype=object) if round_col else None,
+        "item_id": rows[item_col].astype(str).to_numpy(dtype=object) if item_col else None,
+    })
+    return clean[~mask].reset_index(drop=True), q
+
+
+def _last_runs(frame: pd.DataFrame, order: list[str], column: str, gap: pd.Timedelta | None = None) -> np.ndarray:
+    """Rows of each table's last run of equal `column` values (a pause longer than `gap` ends a run)."""
+    f = frame.sort_values(order, kind="stable")
+    new = (f["table_id"] != f["table_id"].shift()) | (f[column] != f[column].shift())
+    if gap is not None:
+        new = new | ((f["ts"] - f["ts"].shift()) > gap).fillna(True)
+    run = new.cumsum()
+    last = run.groupby(f["table_id"], observed=True).transform("max")
+    return f.index[(run == last).to_numpy()].to_numpy()
+
+
+def _context(frames: dict[str, pd.DataFrame], ruleset: Ruleset) -> dict[str, pd.DataFrame]:
+    """The rows the next group's sequence rules still need."""
+    out: dict[str, pd.DataFrame] = {}
+    coups = frames.get("cdf_coups")
+    if coups is not None and len(coups):
+        order = ["table_id", "ts", "shoe_id", "coup_no", "_file", "_line"]
+        keep = np.union1d(_last_runs(coups, order, "shoe_id"), _last_runs(coups, order, "banker_id"))
+        out["cdf_coups"] = coups.loc[keep]
+        stakes = frames.get("cdf_stakes")
+        if stakes is not None and len(stakes):
+            out["cdf_stakes"] = stakes[isin(stakes["coup_id"], out["cdf_coups"]["coup_id"])]
+    spins = frames.get("wheel_spins")
+    if spins is not None and len(spins):
+        s = spins.sort_values(["table_id", "ts_open", "ts_no_more_bets", "_file", "_line"], kind="stable")
+        out["wheel_spins"] = s.groupby("table_id", observed=True).tail(1)
+    throws = frames.get("dice_throws")
+    if throws is not None and len(throws):
+        order = ["table_id", "ts", "_file", "_line"]
+        gap = pd.Timedelta(minutes=float(ruleset.value("session_gap_minutes")))  # type: ignore[arg-type]
+        keep = np.union1d(_last_runs(throws, order, "dice_set_id", gap), _last_runs(throws, order, "launcher_id", gap))
+        out["dice_throws"] = throws.loc[keep]
+    return out
+
+
+def _sources(frame: pd.DataFrame) -> set[str]:
+    return set(frame["_file"].astype(str) + ":" + frame["_line"].astype(str))
+
+
+def _concat(context: pd.DataFrame | None, own: pd.DataFrame | None) -> pd.DataFrame:
+    """Context rows then the group's own rows (file names as plain strings: categories differ)."""
+    parts = [x for x in (context, own) if x is not None and len(x)]
+    if len(parts) == 2:
+        return pd.concat([p.assign(_file=p["_file"].astype(str)) for p in parts], ignore_index=True)
+    if parts:
+        return parts[0]
+    return own if own is not None else context  # type: ignore[return-value]
+
+
+def audit_by_partition(
+    path: Path, ruleset: Ruleset, rules: list[Rule], lang: str = "ca", progress: Callable[[str], None] | None = None
+) -> tuple[AuditResult, pd.DataFrame, dict[str, str | None]]:
+    """(result, per-table figures, period) of an audit group by group."""
+    say = progress or (lambda _m: None)
+    lay = layout(path)
+    partitioned = set(lay.parts)
+    static = load_bundle(path, progress=say, tables=lay.static)
+    say("reading ids of every part")
+    ids, dups = _first_pass(path, lay)
+    ids_seen = {**static.ids_seen, **ids}
+    group_rules = [r for r in rules if set(r.tables) & partitioned or r.code in LOG_EVERYWHERE]
+    static_rules = [r for r in rules if not set(r.tables) & partitioned]
+    context: dict[str, pd.DataFrame] = {}
+    findings: list[pd.DataFrame] = []
+    figures: list[pd.DataFrame] = []
+    files: list[SourceFile] = []
+    quarantine: list[pd.DataFrame] = []
+    evidence: dict[str, list[pd.DataFrame]] = {}
+    run: dict[str, Rule] = {}
+    errors: dict[str, str] = {}
+    timings: dict[str, float] = {}
+    lo: pd.Timestamp | None = None
+    hi: pd.Timestamp | None = None
+    groups = lay.groups
+    for n, key in enumerate(groups, start=1):
+        say(f"group {n}/{len(groups)}: {key}")
+        own: dict[str, pd.DataFrame] = {}
+        group_q: list[pd.DataFrame] = []
+        group_sources: list[SourceFile] = []
+        for table in TABLES:
+            part = lay.parts.get(table, {}).get(key)
+            if part is None:
+                continue
+            source, clean, q, _ = _load_file(TABLES[table], part, part.relative_to(path).as_posix())
+            clean, dq = _quarantine_duplicates(table, clean, dups.get(table, {}))
+            source.rows_quarantined += len(dq)
+            group_sources.append(source)
+            group_q += [x for x in (q, dq) if len(x)]
+            if len(clean):
+                own[table] = clean
+        combined = {t: _concat(context.get(t), own.get(t)) for t in set(own) | set(context)}
+        late = _settled_requires(combined)  # drops those rows from `combined` itself
+        for extra in late:
+            for src in group_sources:
+                src.rows_quarantined += int((extra["file"] == src.name).sum())
+            table = str(extra["table"].iloc[0])
+            gone = set(zip(extra["file"].astype(str), extra["line"], strict=True))
+            keys = zip(own[table]["_file"].astype(str), own[table]["_line"], strict=True)
+            own[table] = own[table][~np.fromiter((k in gone for k in keys), dtype=bool, count=len(own[table]))]
+        group_q += late
+        frames = {**static.frames, **combined}
+        q = pd.concat(group_q, ignore_index=True) if group_q else static.quarantine.iloc[0:0]
+        bundle = Bundle(path, group_sources, frames, q, ids_seen)
+        result = run_audit(bundle, ruleset, group_rules, lang=lang)
+        mine = {s.name for s in group_sources}
+        carried = set().union(*(_sources(c) for c in context.values())) if context else set()
+        f = result.findings
+        if len(f):
+            file_of = f["source"].str.rsplit(":", n=1).str[0]
+            f = f[file_of.isin(mine).to_numpy() & ~f["source"].isin(carried).to_numpy()]
+            findings.append(f)
+            for table, (round_col, item_col) in REPORTED_ON.items():
+                if table in own and round_col:
+                    keys = f["item_id"] if item_col else f["round_id"]
+                    hit = own[table][isin(own[table][item_col or round_col], keys.dropna().astype(str).unique())]
+                    if len(hit):
+                        evidence.setdefault(table, []).append(hit)
+        run.update({r.code: r for r in result.rules_run})
+        errors.update(result.errors)
+        for game, secs in result.timings.items():
+            timings[game] = timings.get(game, 0.0) + secs
+        own_bundle = Bundle(path, [], {**{t: v for t, v in static.frames.items() if t == "tables"}, **own}, q, ids_seen)
+        figures.append(table_figures(own_bundle))
+        for frame in own.values():
+            for col in ("ts", "ts_open"):
+                if col in frame and len(frame):
+                    lo = frame[col].min() if lo is None else min(lo, frame[col].min())
+                    hi = frame[col].max() if hi is None else max(hi, frame[col].max())
+        files += group_sources
+        quarantine += group_q
+        context = _context(combined, ruleset)
+    say("auditing the unpartitioned tables and the manifest")
+    static.ids_seen = ids_seen
+    final = run_audit(static, ruleset, static_rules, lang=lang)
+    findings.append(final.findings)
+    run.update({r.code: r for r in final.rules_run})
+    errors.update(final.errors)
+    all_findings = sort_findings(pd.concat([f for f in findings if len(f)], ignore_index=True)[FINDING_COLUMNS]) if any(len(f) for f in findings) else final.findings
+    figures.append(table_figures(static))
+    fig = pd.concat([f for f in figures if len(f)], ignore_index=True) if any(len(f) for f in figures) else pd.DataFrame(columns=FIGURE_COLUMNS)
+    if len(fig):
+        fig = fig.groupby(["table_id", "game"], as_index=False)[FIGURE_COLUMNS[2:]].sum()[FIGURE_COLUMNS].sort_values(["game", "table_id"]).reset_index(drop=True)
+    frames = {**static.frames, **{t: pd.concat(v, ignore_index=True) for t, v in evidence.items()}}
+    everything = Bundle(path, static.files + files, frames, pd.concat([static.quarantine, *quarantine], ignore_index=True),
+                        ids_seen, static.manifest, static.manifest_error, static.ignored)
+    not_run = {code: why for code, why in final.rules_not_run.items() if code not in run}
+    for rule in group_rules:
+        if rule.code not in run and rule.code not in not_run:
+            not_run[rule.code] = "no " + ", ".join(t for t in rule.tables if t not in lay.parts and t not in lay.static) + " in the bundle"
+    result = AuditResult(everything, ruleset, sorted(run.values(), key=lambda r: r.code), not_run, all_findings, timings, None, errors)
+    period = None
+    if lo is not None and not (isinstance(static.manifest, dict) and isinstance(static.manifest.get("period"), dict)):
+        period = {"from": lo.strftime("%Y-%m-%d"), "to": hi.strftime("%Y-%m-%d"), "source": "data"}  # type: ignore[union-attr]
+    return result, fig, period
+
+
+__all__ = ["StreamError", "audit_by_partition", "layout"]
