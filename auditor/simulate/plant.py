@@ -616,31 +616,52 @@ def cdf134(p: Planter) -> bool:
 # --- wheel --------------------------------------------------------------------------------------------
 
 
+# Rounds and their items, the same way for wheel spins and dice throws.
+ROUND_OF = {"wheel_spins": ("spin_id", "wheel_bets"), "dice_throws": ("throw_id", "dice_bets")}
+
+
+def _round(p: Planter, rule: str, table: str, i: int) -> None:
+    """Record a finding on round `i` of `table` and keep its neighbours out of later plants."""
+    rounds = p.frames[table]
+    p.record(rule, rounds.at[i, "table_id"], rounds.at[i, ROUND_OF[table][0]])
+    p.claim(table, i)
+
+
+def _round_item(p: Planter, key: str, table: str, round_ok: Callable[[int], bool],
+                item_ok: Callable[[pd.DataFrame], pd.Series]) -> tuple[int, int] | None:
+    """A round of `table` passing `round_ok` with an item passing `item_ok`: (round row, item row)."""
+    id_col, item_table = ROUND_OF[table]
+    rounds, items = p.frames[table], p.frames[item_table]
+    kids = p.children(item_table, id_col)
+
+    def ok(i: int) -> bool:
+        idx = kids.get(rounds.at[i, id_col])
+        return idx is not None and round_ok(i) and bool(item_ok(items.loc[idx]).any())
+
+    i = p.find(key, table, ok)
+    if i is None:
+        return None
+    mine = items.loc[kids[rounds.at[i, id_col]]]
+    return i, int(mine.index[item_ok(mine).to_numpy()][0])
+
+
+def _round_item_record(p: Planter, rule: str, table: str, i: int, j: int) -> None:
+    id_col, item_table = ROUND_OF[table]
+    rounds, items = p.frames[table], p.frames[item_table]
+    p.record(rule, rounds.at[i, "table_id"], rounds.at[i, id_col], items.at[j, "bet_id"])
+    p.claim(table, i)
+
+
 def _spin(p: Planter, rule: str, i: int) -> None:
-    s = p.frames["wheel_spins"]
-    p.record(rule, s.at[i, "table_id"], s.at[i, "spin_id"])
-    p.claim("wheel_spins", i)
+    _round(p, rule, "wheel_spins", i)
 
 
 def _spin_bet(p: Planter, key: str, spin_ok: Callable[[int], bool], bet_ok: Callable[[pd.DataFrame], pd.Series]) -> tuple[int, int] | None:
-    s, b = p.frames["wheel_spins"], p.frames["wheel_bets"]
-    kids = p.children("wheel_bets", "spin_id")
-
-    def ok(i: int) -> bool:
-        idx = kids.get(s.at[i, "spin_id"])
-        return idx is not None and spin_ok(i) and bool(bet_ok(b.loc[idx]).any())
-
-    i = p.find(key, "wheel_spins", ok)
-    if i is None:
-        return None
-    bets = b.loc[kids[s.at[i, "spin_id"]]]
-    return i, int(bets.index[bet_ok(bets).to_numpy()][0])
+    return _round_item(p, key, "wheel_spins", spin_ok, bet_ok)
 
 
 def _bet(p: Planter, rule: str, i: int, j: int) -> None:
-    s, b = p.frames["wheel_spins"], p.frames["wheel_bets"]
-    p.record(rule, s.at[i, "table_id"], s.at[i, "spin_id"], b.at[j, "bet_id"])
-    p.claim("wheel_spins", i)
+    _round_item_record(p, rule, "wheel_spins", i, j)
 
 
 def _loser(bets: pd.DataFrame) -> pd.Series:
@@ -793,30 +814,15 @@ def whl212(p: Planter) -> bool:
 
 
 def _throw(p: Planter, rule: str, i: int) -> None:
-    t = p.frames["dice_throws"]
-    p.record(rule, t.at[i, "table_id"], t.at[i, "throw_id"])
-    p.claim("dice_throws", i)
+    _round(p, rule, "dice_throws", i)
 
 
 def _dice_bet(p: Planter, key: str, throw_ok: Callable[[int], bool], bet_ok: Callable[[pd.DataFrame], pd.Series]) -> tuple[int, int] | None:
-    t, b = p.frames["dice_throws"], p.frames["dice_bets"]
-    kids = p.children("dice_bets", "throw_id")
-
-    def ok(i: int) -> bool:
-        idx = kids.get(t.at[i, "throw_id"])
-        return idx is not None and throw_ok(i) and bool(bet_ok(b.loc[idx]).any())
-
-    i = p.find(key, "dice_throws", ok)
-    if i is None:
-        return None
-    bets = b.loc[kids[t.at[i, "throw_id"]]]
-    return i, int(bets.index[bet_ok(bets).to_numpy()][0])
+    return _round_item(p, key, "dice_throws", throw_ok, bet_ok)
 
 
 def _dice_record(p: Planter, rule: str, i: int, j: int) -> None:
-    t, b = p.frames["dice_throws"], p.frames["dice_bets"]
-    p.record(rule, t.at[i, "table_id"], t.at[i, "throw_id"], b.at[j, "bet_id"])
-    p.claim("dice_throws", i)
+    _round_item_record(p, rule, "dice_throws", i, j)
 
 
 def _plain_throw(p: Planter, i: int) -> bool:
