@@ -25,7 +25,7 @@ test: install
 
 bench: install
 	$(BIN)/pip install --quiet pandera
-	$(BIN)/python bench/run.py
+	$(BIN)/python bench/run.py --by-partition
 
 samples: install
 	$(BIN)/python -m auditor.simulate.samples

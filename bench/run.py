@@ -51,6 +51,26 @@ def pyarrow_read(bundle: Path) -> tuple[float, int]:
     return time.perf_counter() - started, rows
 
 
+def child_by_partition(bundle: Path, out: Path) -> None:
+    from auditor.frames import use_lean_memory_pool
+    from auditor.report.outputs import build_summary, write_summary, write_violations
+    from auditor.rules import select_rules
+    from auditor.ruleset import load_ruleset
+    from auditor.stream import audit_by_partition
+
+    use_lean_memory_pool()
+    started = time.perf_counter()
+    result, figures, period = audit_by_partition(bundle, load_ruleset(), select_rules())
+    out.mkdir(parents=True, exist_ok=True)
+    summary = build_summary(result, "major", figures, period)
+    write_summary(summary, out / "summary.json")
+    write_violations(result.findings, out / "violations.jsonl")
+    total = time.perf_counter() - started
+    rows = sum(f.rows_read for f in result.bundle.files)
+    print("RESULT " + json.dumps({"total": total, "rows_read": rows, "findings": int(len(result.findings)),
+                                  "parts": len(result.bundle.files)}))
+
+
 def child(bundle: Path, out: Path, pandera: bool) -> None:
     """Runs in its own process so that its peak memory is the audit's alone."""
     from auditor.engine import run_audit
@@ -121,15 +141,31 @@ def compare_pandera(ctx) -> list[dict[str, object]]:
     return out
 
 
+def measured(cmd: list[str]) -> tuple[dict[str, object], float]:
+    """Run a child audit; its RESULT line and its own peak memory in GB (os.wait4's rusage)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    stdout = proc.stdout.read() if proc.stdout else ""
+    _, status, usage = os.wait4(proc.pid, 0)
+    if status != 0:
+        sys.exit(f"the audit failed:\n{stdout}")
+    report = json.loads(next(line for line in stdout.splitlines() if line.startswith("RESULT "))[7:])
+    return report, usage.ru_maxrss / 1024 / 1024
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=1_000_000)
     parser.add_argument("--bundle", type=Path, default=None)
     parser.add_argument("--no-pandera", action="store_true")
+    parser.add_argument("--by-partition", action="store_true", help="also split the bundle by day and audit it by partition")
     parser.add_argument("--child", nargs=2, type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--child-partition", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child[0], args.child[1], not args.no_pandera)
+        return
+    if args.child_partition:
+        child_by_partition(args.child_partition[0], args.child_partition[1])
         return
     bundle = args.bundle or ROOT / "bench" / "out" / f"month-{args.rounds // 1000}k"
     ensure_bundle(bundle, args.rounds)
@@ -137,13 +173,7 @@ def main() -> None:
     cmd = [sys.executable, __file__, "--child", str(bundle), str(bundle.parent / (bundle.name + "-report"))]
     if args.no_pandera:
         cmd.append("--no-pandera")
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, cwd=ROOT)
-    stdout = proc.stdout.read() if proc.stdout else ""
-    _, status, usage = os.wait4(proc.pid, 0)
-    if status != 0:
-        sys.exit(f"the audit failed:\n{stdout}")
-    report = json.loads(next(line for line in stdout.splitlines() if line.startswith("RESULT "))[7:])
-    peak_gb = usage.ru_maxrss / 1024 / 1024
+    report, peak_gb = measured(cmd)
     t = report["timings"]
     print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}")
     print(f"bundle: {bundle} — {report['rows_read']:,} rows, {report['findings']:,} findings, report.html {report['report_bytes'] / 1e6:.1f} MB")
@@ -158,6 +188,16 @@ def main() -> None:
     print(f"  {'outputs (jsonl, summary, html)':34s} {t['outputs']:8.2f} s")
     total_rows = sum(report["rows"].values())
     print(f"\noverall: {total_rows / t['total']:,.0f} rows/s through the whole audit")
+    if args.by_partition:
+        parts = bundle.parent / (bundle.name + "-by-day")
+        if not (parts / "cdf_coups").is_dir():
+            from auditor.simulate.partition import partition
+
+            print(f"\nsplitting {bundle} by day into {parts} ...", flush=True)
+            partition(bundle, parts)
+        part_report, part_peak = measured([sys.executable, __file__, "--child-partition", str(parts), str(parts.parent / (parts.name + "-report"))])
+        print(f"\nby partition ({part_report['parts']} files, one group a day): {part_report['total']:.2f} s, "
+              f"peak memory {part_peak:.2f} GB, {part_report['findings']:,} findings, {part_report['rows_read'] / part_report['total']:,.0f} rows/s")
     if "pandera" in report:
         print("\nthe same checks written with pandera (same frames)")
         print(f"  {'rule':8s} {'rows':>10s} {'auditor':>10s} {'pandera':>10s} {'ratio':>7s}")
