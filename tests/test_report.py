@@ -61,3 +61,15 @@ def test_junit_has_a_case_per_rule_and_table(tmp_path: Path) -> None:
     assert int(root.get("tests")) == len(cases) > 12
     failed = {c.get("classname") for c in cases if c.find("failure") is not None}
     assert {f"wheel_of_fortune.WHL2{n:02d}" for n in range(2, 13)} <= failed
+
+
+def test_every_report_label_exists_in_both_languages() -> None:
+    import re
+
+    from auditor.i18n import LABELS
+
+    source = (Path(__file__).resolve().parent.parent / "auditor" / "report" / "html.py").read_text()
+    template = (Path(__file__).resolve().parent.parent / "auditor" / "report" / "templates" / "report.html.j2").read_text()
+    used = set(re.findall(r'\("(ev_\w+)"', source)) | set(re.findall(r"L\.(\w+)", template))
+    assert used and used <= set(LABELS), used - set(LABELS)
+    assert all(set(LABELS[k]) >= {"ca", "en"} for k in used)

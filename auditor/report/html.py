@@ -71,35 +71,35 @@ def _evidence(result: AuditResult, shown: pd.DataFrame) -> list[list[tuple[str, 
             c = coups[rid]
             pv, _, pn = parse_hands(pd.Series([c["player_cards"], c["banker_cards"]]))
             scores = [int(sum(v for v in row[: int(n)]) % 10) for row, n in zip(pv, pn, strict=True)]
-            ev += [("punt", f"{c['player_cards']} ({scores[0]})"), ("banca", f"{c['banker_cards']} ({scores[1]})"),
-                   ("mode", _text(c["mode"])), ("outcome", _text(c["outcome"])), ("bank", money(c["bank_cents"])),
-                   ("banker_result", money(c["banker_result_cents"])), ("cagnotte", money(c["cagnotte_cents"])),
-                   ("garage", f"{money(c['garage_cents'])} {_text(c['garage_kind']) if c['garage_cents'] else ''}".strip()),
-                   ("bank_after", money(c["bank_after_cents"])), ("event", f"{c['bank_event']} · {c['banker_id']}")]
+            ev += [("ev_punt", f"{c['player_cards']} ({scores[0]})"), ("ev_banca", f"{c['banker_cards']} ({scores[1]})"),
+                   ("ev_mode", _text(c["mode"])), ("ev_outcome", _text(c["outcome"])), ("ev_bank", money(c["bank_cents"])),
+                   ("ev_banker_result", money(c["banker_result_cents"])), ("ev_cagnotte", money(c["cagnotte_cents"])),
+                   ("ev_garage", f"{money(c['garage_cents'])} {_text(c['garage_kind']) if c['garage_cents'] else ''}".strip()),
+                   ("ev_bank_after", money(c["bank_after_cents"])), ("ev_event", f"{c['bank_event']} · {c['banker_id']}")]
             if iid in stakes:
                 s = stakes[iid]
-                ev += [("stake", f"{s['kind']} {money(s['amount_cents'])} → {money(s['result_cents'])} ({s['player_id']})")]
+                ev += [("ev_stake", f"{s['kind']} {money(s['amount_cents'])} → {money(s['result_cents'])} ({s['player_id']})")]
         elif game == "wheel_of_fortune" and rid in spins:
             s = spins[rid]
-            ev += [("revolutions", _text(s["revolutions"])), ("slot", _text(s["stop_slot"])), ("symbol", _text(s["symbol"])),
-                   ("status", _text(s["status"])), ("pivot/obstructed", f"{_text(s['on_pivot'])}/{_text(s['obstructed'])}")]
+            ev += [("ev_revolutions", _text(s["revolutions"])), ("ev_slot", _text(s["stop_slot"])), ("ev_symbol", _text(s["symbol"])),
+                   ("ev_status", _text(s["status"])), ("ev_pivot", f"{_text(s['on_pivot'])}/{_text(s['obstructed'])}")]
             if iid in wbets:
                 b = wbets[iid]
-                ev += [("bet", f"{b['symbol']} {money(b['stake_cents'])} → {money(b['payout_cents'])}, returned {_text(b['stake_returned'])}")]
+                ev += [("ev_bet", f"{b['symbol']} {money(b['stake_cents'])} → {money(b['payout_cents'])}, returned {_text(b['stake_returned'])}")]
         elif game == "banca_francesa" and rid in throws:
             t = throws[rid]
-            ev += [("dice", f"{_text(t['die1'])} {_text(t['die2'])} {_text(t['die3'])}"), ("result", _text(t["result"])),
-                   ("set/launcher", f"{t['dice_set_id']} / {t['launcher_id']}"), ("status", _text(t["status"]))]
+            ev += [("ev_dice", f"{_text(t['die1'])} {_text(t['die2'])} {_text(t['die3'])}"), ("ev_result", _text(t["result"])),
+                   ("ev_set", f"{t['dice_set_id']} / {t['launcher_id']}"), ("ev_status", _text(t["status"]))]
             if pd.notna(t.get("null_reason")):
-                ev.append(("null", _text(t["null_reason"])))
+                ev.append(("ev_null", _text(t["null_reason"])))
             if iid in dbets:
                 b = dbets[iid]
-                ev += [("bet", f"{b['target']} {b['placement']} {money(b['chips_cents'])} → {money(b['payout_cents'])}, collected {_text(b['collected'])}")]
+                ev += [("ev_bet", f"{b['target']} {b['placement']} {money(b['chips_cents'])} → {money(b['payout_cents'])}, collected {_text(b['collected'])}")]
         elif game == "tournament" and rid in tours:
             t = tours[rid]
-            ev += [("fees", money(t["fees_cents"])), ("costs", money(t["organisation_costs_cents"])), ("prizes", money(t["prizes_cents"])),
-                   ("starts", _text(t["starts_on"])), ("notified", _text(t["notified_on"])),
-                   ("authorised", f"{_text(t['authorised_from'])} – {_text(t['authorised_to'])}"), ("venue", _text(t["venue"]))]
+            ev += [("ev_fees", money(t["fees_cents"])), ("ev_costs", money(t["organisation_costs_cents"])), ("ev_prizes", money(t["prizes_cents"])),
+                   ("ev_starts", _text(t["starts_on"])), ("ev_notified", _text(t["notified_on"])),
+                   ("ev_authorised", f"{_text(t['authorised_from'])} – {_text(t['authorised_to'])}"), ("ev_venue", _text(t["venue"]))]
         out.append(ev)
     return out
 
