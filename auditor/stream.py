@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 
 from auditor.engine import FINDING_COLUMNS, AuditResult, run_audit, sort_findings
 from auditor.figures import FIGURE_COLUMNS, table_figures
-from auditor.frames import isin, unique_strings
+from auditor.frames import arrow, isin, unique_strings
 from auditor.loading.bundle import Bundle, SourceFile, _load_file, _settled_requires, discover, load_bundle
 from auditor.loading.coerce import as_text
 from auditor.rules import Rule
@@ -80,25 +80,36 @@ def _first_pass(path: Path, lay: Layout) -> tuple[dict[str, pa.Array], dict[str,
         column = TABLES[table].id_column
         if not column:
             continue
-        seen: list[pd.Series] = []
-        where: list[pd.DataFrame] = []
+        seen: list[pa.Array] = []
+        names: list[str] = []
         for key in sorted(keyed):
             part = keyed[key]
             try:
-                values = as_text(pq.read_table(part, columns=[column]).column(column).to_pandas())
+                values = pq.read_table(part, columns=[column]).column(column)
             except (pa.ArrowException, OSError, KeyError):
                 continue  # an unreadable part is reported by the second pass
-            seen.append(values)
-            name = part.relative_to(path).as_posix()
-            where.append(pd.DataFrame({"id": values, "file": name, "line": np.arange(1, len(values) + 1)}))
-        ids[table] = unique_strings(seen)
-        if where and len(ids[table]) != sum(int(s.notna().sum()) for s in seen):
-            allrows = pd.concat(where, ignore_index=True).dropna(subset=["id"])
-            later = allrows.duplicated("id", keep="first")
-            first = allrows[~later].set_index("id")
-            rows = allrows[later]
-            at = first.loc[rows["id"], "file"].to_numpy(dtype=object) + ":" + first.loc[rows["id"], "line"].astype(str).to_numpy(dtype=object)
-            dups[table] = dict(zip(zip(rows["file"], rows["line"], strict=True), at, strict=True))
+            seen.append(arrow(as_text(values.to_pandas())).cast(pa.large_string()))
+            names.append(part.relative_to(path).as_posix())
+        ids[table] = unique_strings([pd.Series(a, dtype="str") for a in seen]) if seen else pa.array([], type=pa.large_string())
+        if len(ids[table]) == sum(len(a) - a.null_count for a in seen):
+            continue
+        # Some id repeats: locate every later occurrence (part, line) and where its first one stands.
+        everything = pd.Series(pa.concat_arrays(seen), dtype="str")
+        later = (everything.duplicated(keep="first") & everything.notna()).to_numpy()
+        repeated = everything[later].unique()
+        occurrences = np.flatnonzero(isin(everything, repeated))
+        first_pos = pd.Series(occurrences, index=everything.iloc[occurrences].to_numpy()).groupby(level=0).min()
+        starts = np.cumsum([0] + [len(a) for a in seen])
+
+        def where(pos: int) -> tuple[str, int]:
+            part_no = int(np.searchsorted(starts, pos, side="right") - 1)
+            return names[part_no], int(pos - starts[part_no] + 1)
+
+        found: dict[tuple[str, int], str] = {}
+        for pos in np.flatnonzero(later):
+            file, line = where(int(first_pos[everything.iat[pos]]))
+            found[where(int(pos))] = f"{file}:{line}"
+        dups[table] = found
     return ids, dups
 
 

@@ -32,3 +32,21 @@ def test_by_partition_refuses_a_flat_bundle(tmp_path: Path) -> None:
     simulate(tmp_path / "flat", seed=1, rounds=300, games=["chemin_de_fer"], fmt="parquet")
     result = runner.invoke(app, ["audit", str(tmp_path / "flat"), "--out", str(tmp_path / "o"), "--by-partition"])
     assert result.exit_code == 2 and "not partitioned" in result.output
+
+
+def test_duplicates_and_orphans_across_parts(tmp_path: Path) -> None:
+    import pandas as pd
+
+    simulate(tmp_path / "flat", seed=7, rounds=3000, games=["chemin_de_fer"], fmt="parquet")
+    partition(tmp_path / "flat", tmp_path / "parts", "%Y-%m-%dT%H")
+    parts = sorted((tmp_path / "parts" / "cdf_stakes").glob("*.parquet"))
+    first, last = pd.read_parquet(parts[0]), pd.read_parquet(parts[-1])
+    copied = first.iloc[[0]].copy()
+    orphan = first.iloc[[1]].assign(stake_id="S-ORPHAN", coup_id="C-NOWHERE")
+    pd.concat([last, copied, orphan], ignore_index=True).to_parquet(parts[-1], index=False)
+    for mode, extra in (("w", []), ("p", ["--by-partition"])):
+        runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / mode), "--format", "jsonl", *extra])
+    assert (tmp_path / "w" / "violations.jsonl").read_bytes() == (tmp_path / "p" / "violations.jsonl").read_bytes()
+    text = (tmp_path / "p" / "violations.jsonl").read_text()
+    assert f'"source": "cdf_stakes/{parts[-1].name}:{len(last) + 1}"' in text and f"first at cdf_stakes/{parts[0].name}:1" in text
+    assert "S-ORPHAN" in text
