@@ -59,6 +59,7 @@ def audit(
     lang: Annotated[str, typer.Option(help="Language of messages and report: ca or en.")] = "ca",
     progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Progress on stderr [default: when a terminal].")] = None,
     by_partition: Annotated[bool, typer.Option("--by-partition", help="Audit a bundle of Parquet partitions one group of same-named parts at a time (bounded memory).")] = False,
+    batch_rows: Annotated[int, typer.Option(help="With --by-partition: rows read per step, at most about (bounds memory).", min=1)] = 2_000_000,
 ) -> None:
     """Audit a bundle: write violations.jsonl, summary.json and report.html; exit 1 on findings."""
     formats = _formats(format)
@@ -78,7 +79,7 @@ def audit(
             if not bundle.is_dir():
                 raise BundleError(f"no such bundle directory: {bundle}")
             try:
-                result, figures, period = audit_by_partition(bundle, rs, rules, lang=lang, progress=tick)
+                result, figures, period = audit_by_partition(bundle, rs, rules, lang=lang, progress=tick, batch_rows=batch_rows)
             except StreamError as exc:
                 raise fail(str(exc)) from None
         else:

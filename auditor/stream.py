@@ -50,6 +50,27 @@ class Layout:
     def groups(self) -> list[str]:
         return sorted({key for keyed in self.parts.values() for key in keyed})
 
+    def batches(self, max_rows: int) -> list[list[str]]:
+        """Consecutive group keys batched up to about `max_rows` rows (from Parquet metadata): fewer,
+        larger steps cost less per-step overhead; the budget bounds memory."""
+        out: list[list[str]] = []
+        rows = 0
+        for key in self.groups:
+            n = 0
+            for keyed in self.parts.values():
+                if key in keyed:
+                    try:
+                        n += pq.ParquetFile(keyed[key]).metadata.num_rows
+                    except (pa.ArrowException, OSError):
+                        pass
+            if out and rows + n <= max_rows:
+                out[-1].append(key)
+                rows += n
+            else:
+                out.append([key])
+                rows = n
+        return out
+
 
 def layout(path: Path) -> Layout:
     found, _ = discover(path)
@@ -183,8 +204,12 @@ def _concat(context: pd.DataFrame | None, own: pd.DataFrame | None) -> pd.DataFr
     return own if own is not None else context  # type: ignore[return-value]
 
 
+DEFAULT_BATCH_ROWS = 2_000_000
+
+
 def audit_by_partition(
-    path: Path, ruleset: Ruleset, rules: list[Rule], lang: str = "ca", progress: Callable[[str], None] | None = None
+    path: Path, ruleset: Ruleset, rules: list[Rule], lang: str = "ca", progress: Callable[[str], None] | None = None,
+    batch_rows: int = DEFAULT_BATCH_ROWS,
 ) -> tuple[AuditResult, pd.DataFrame, dict[str, str | None]]:
     """(result, per-table figures, period) of an audit group by group."""
     say = progress or (lambda _m: None)
@@ -207,23 +232,27 @@ def audit_by_partition(
     timings: dict[str, float] = {}
     lo: pd.Timestamp | None = None
     hi: pd.Timestamp | None = None
-    groups = lay.groups
-    for n, key in enumerate(groups, start=1):
-        say(f"group {n}/{len(groups)}: {key}")
+    batches = lay.batches(batch_rows)
+    for n, keys in enumerate(batches, start=1):
+        say(f"part group {n}/{len(batches)}: {keys[0]}" + (f" … {keys[-1]}" if len(keys) > 1 else ""))
         own: dict[str, pd.DataFrame] = {}
         group_q: list[pd.DataFrame] = []
         group_sources: list[SourceFile] = []
         for table in TABLES:
-            part = lay.parts.get(table, {}).get(key)
-            if part is None:
-                continue
-            source, clean, q, _ = _load_file(TABLES[table], part, part.relative_to(path).as_posix())
-            clean, dq = _quarantine_duplicates(table, clean, dups.get(table, {}))
-            source.rows_quarantined += len(dq)
-            group_sources.append(source)
-            group_q += [x for x in (q, dq) if len(x)]
-            if len(clean):
-                own[table] = clean
+            pieces: list[pd.DataFrame] = []
+            for key in keys:
+                part = lay.parts.get(table, {}).get(key)
+                if part is None:
+                    continue
+                source, clean, q, _ = _load_file(TABLES[table], part, part.relative_to(path).as_posix())
+                clean, dq = _quarantine_duplicates(table, clean, dups.get(table, {}))
+                source.rows_quarantined += len(dq)
+                group_sources.append(source)
+                group_q += [x for x in (q, dq) if len(x)]
+                if len(clean):
+                    pieces.append(clean.assign(_file=clean["_file"].astype(str)) if len(keys) > 1 else clean)
+            if pieces:
+                own[table] = pieces[0] if len(pieces) == 1 else pd.concat(pieces, ignore_index=True)
         combined = {t: _concat(context.get(t), own.get(t)) for t in set(own) | set(context)}
         late = _settled_requires(combined)  # drops those rows from `combined` itself
         for extra in late:

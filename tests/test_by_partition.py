@@ -21,10 +21,11 @@ def test_by_partition_equals_whole(tmp_path: Path, seed: int, period: str) -> No
     partition(tmp_path / "flat", tmp_path / "parts", period)
     assert len(list((tmp_path / "parts" / "cdf_coups").glob("*.parquet"))) >= 2
     whole = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "w"), "--format", "jsonl"])
-    parts = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "p"), "--format", "jsonl", "--by-partition"])
-    assert whole.exit_code == parts.exit_code == 1, (whole.output, parts.output)
-    for name in ("violations.jsonl", "summary.json"):
-        assert (tmp_path / "w" / name).read_bytes() == (tmp_path / "p" / name).read_bytes(), name
+    for out, rows in (("p", "2000000"), ("p1", "1")):  # one big step, and one part group a step
+        parts = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / out), "--format", "jsonl", "--by-partition", "--batch-rows", rows])
+        assert whole.exit_code == parts.exit_code == 1, (whole.output, parts.output)
+        for name in ("violations.jsonl", "summary.json"):
+            assert (tmp_path / "w" / name).read_bytes() == (tmp_path / out / name).read_bytes(), (name, rows)
     assert len((tmp_path / "w" / "violations.jsonl").read_text().splitlines()) > 100
 
 
@@ -44,7 +45,7 @@ def test_duplicates_and_orphans_across_parts(tmp_path: Path) -> None:
     copied = first.iloc[[0]].copy()
     orphan = first.iloc[[1]].assign(stake_id="S-ORPHAN", coup_id="C-NOWHERE")
     pd.concat([last, copied, orphan], ignore_index=True).to_parquet(parts[-1], index=False)
-    for mode, extra in (("w", []), ("p", ["--by-partition"])):
+    for mode, extra in (("w", []), ("p", ["--by-partition", "--batch-rows", "1"])):
         runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / mode), "--format", "jsonl", *extra])
     assert (tmp_path / "w" / "violations.jsonl").read_bytes() == (tmp_path / "p" / "violations.jsonl").read_bytes()
     text = (tmp_path / "p" / "violations.jsonl").read_text()
