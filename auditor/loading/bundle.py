@@ -211,7 +211,9 @@ def _deduplicate(table: Table, frame: pd.DataFrame, maybe_duplicates: bool = Tru
         return frame, pd.DataFrame(columns=QUARANTINE_COLUMNS)
     rows = frame[dup]
     round_col, item_col = REPORTED_ON[table.name]
-    first = frame[~dup].drop_duplicates(table.id_column).set_index(table.id_column)
+    # Where each repeated id first stands: index only the rows of repeated ids, not the whole table.
+    repeated = isin(frame[table.id_column], rows[table.id_column].unique())
+    first = frame[repeated & ~dup].set_index(table.id_column)
     first_at = first.loc[rows[table.id_column], "_file"].astype(str).to_numpy(dtype=object) + ":" + (
         first.loc[rows[table.id_column], "_line"].astype(str).to_numpy(dtype=object)
     )
