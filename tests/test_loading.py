@@ -36,6 +36,7 @@ def _reasons(bundle) -> dict[int, str]:
     ("ts", "2026-03-01T21:04:05", "without a UTC offset"),
     ("ts", "yesterday", "not an ISO 8601 timestamp"),
     ("coup_no", "three", "not an integer"),
+    ("coup_no", "2.5", "not an integer"),
     ("bank_cents", "-100", "negative amount of money"),
     ("bank_event", "stolen", "not one of"),
     ("player_cards", "9S 8X", "malformed cards"),
@@ -161,3 +162,13 @@ def test_unknown_files_are_listed_not_read(tmp_path: Path) -> None:
 def test_no_such_bundle(tmp_path: Path) -> None:
     with pytest.raises(BundleError, match="no such bundle"):
         load_bundle(tmp_path / "missing")
+
+
+def test_integral_decimals_are_integers(tmp_path: Path) -> None:
+    cells = GOOD.format(n=2).split(",")
+    cells[HEADER.split(",").index("banker_seat")] = "1.0"
+    cells[HEADER.split(",").index("bank_cents")] = "10000.0"
+    bundle = load_bundle(_bundle(tmp_path, [GOOD.format(n=1), ",".join(cells)]))
+    assert bundle.quarantine.empty
+    c = bundle.frames["cdf_coups"]
+    assert c["bank_cents"].tolist() == [10000, 10000] and c["banker_seat"].tolist() == [1, 1]

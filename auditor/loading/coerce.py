@@ -14,7 +14,9 @@ import pandas as pd
 
 from auditor.schema import CARD_PATTERN, Column, Table
 
-INT_PATTERN = r"\s*[+-]?\d{1,18}\s*"
+# An integral decimal ("3.0", as pandas writes a nullable integer column) holds an integer exactly and
+# is accepted; "3.5" is not an integer and is quarantined.
+INT_PATTERN = r"\s*[+-]?\d{1,18}(\.0*)?\s*"
 FLOAT_PATTERN = r"\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*"
 TS_PATTERN = r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})"
 TS_NO_OFFSET = r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?"
@@ -68,7 +70,8 @@ def _parse_int(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
     text = as_text(raw)
     ok = _fullmatch(text, INT_PATTERN)
     bad = text.notna() & ~ok
-    values = pd.to_numeric(text.where(ok).str.strip(), errors="coerce").astype("Int64")
+    digits = text.where(ok).str.strip().str.replace(r"\.0*$", "", regex=True)  # no float: exact up to 18 digits
+    values = pd.to_numeric(digits, errors="coerce").astype("Int64")
     return values, bad, "not an integer"
 
 
