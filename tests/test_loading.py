@@ -172,3 +172,11 @@ def test_integral_decimals_are_integers(tmp_path: Path) -> None:
     assert bundle.quarantine.empty
     c = bundle.frames["cdf_coups"]
     assert c["bank_cents"].tolist() == [10000, 10000] and c["banker_seat"].tolist() == [1, 1]
+
+
+def test_large_amounts_stay_exact(tmp_path: Path) -> None:
+    cells = GOOD.format(n=1).split(",")
+    for col in ("bank_cents", "bank_after_cents"):
+        cells[HEADER.split(",").index(col)] = "123456789012345678"
+    bundle = load_bundle(_bundle(tmp_path, [",".join(cells), GOOD.format(n=2)]))
+    assert bundle.frames["cdf_coups"]["bank_cents"].tolist() == [123456789012345678, 10000]

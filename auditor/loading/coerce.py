@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from auditor.schema import CARD_PATTERN, Column, Table
 
@@ -70,8 +71,12 @@ def _parse_int(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
     text = as_text(raw)
     ok = _fullmatch(text, INT_PATTERN)
     bad = text.notna() & ~ok
-    digits = text.where(ok).str.strip().str.replace(r"\.0*$", "", regex=True)  # no float: exact up to 18 digits
-    values = pd.to_numeric(digits, errors="coerce").astype("Int64")
+    digits = text.where(ok).str.strip().str.replace(r"\.0*$", "", regex=True).str.lstrip("+")
+    # Cast in Arrow: pandas' to_numeric goes through float64 when there are nulls and rounds large amounts.
+    ints = pa.array(digits, from_pandas=True).cast(pa.int64())
+    mask = ints.is_null().to_numpy(zero_copy_only=False)
+    exact = pd.arrays.IntegerArray(ints.fill_null(0).to_numpy(), mask)  # never through float64
+    values = pd.Series(exact, index=raw.index)
     return values, bad, "not an integer"
 
 
