@@ -73,3 +73,10 @@ def test_every_report_label_exists_in_both_languages() -> None:
     used = set(re.findall(r'\("(ev_\w+)"', source)) | set(re.findall(r"L\.(\w+)", template))
     assert used and used <= set(LABELS), used - set(LABELS)
     assert all(set(LABELS[k]) >= {"ca", "en"} for k in used)
+
+
+def test_every_rule_says_what_must_hold_in_catalan() -> None:
+    from auditor.rules import REGISTRY
+    from auditor.rules.catalan import HOLDS_CA
+
+    assert set(HOLDS_CA) == set(REGISTRY)

@@ -14,6 +14,7 @@ from auditor.frames import isin
 from auditor.i18n import game_name, labels
 from auditor.regulation import article_text
 from auditor.rules import GAME_ORDER, REGISTRY
+from auditor.rules.catalan import HOLDS_CA
 from auditor.rules.cdf_replay import parse_hands
 
 PER_RULE = 100  # findings shown per rule; the rest stay in violations.jsonl
@@ -122,7 +123,8 @@ def build_context(result: AuditResult, summary: dict[str, object], lang: str, pe
             rule = REGISTRY[code]
             mine = shown[shown["rule"] == code]
             rules.append({
-                "rule": rule, "doc": rule.doc.split("\n\n")[0], "article": article_text(rule.citation), "total": int(totals[code]),
+                "rule": rule, "doc": HOLDS_CA[code] if lang == "ca" else rule.doc.split("\n\n")[0],
+                "article": article_text(rule.citation), "total": int(totals[code]),
                 "findings": [dict(r, evidence=evidence[i]) for i, r in zip(mine.index, mine.to_dict("records"), strict=True)],
             })
         if rules:
