@@ -180,3 +180,18 @@ def test_large_amounts_stay_exact(tmp_path: Path) -> None:
         cells[HEADER.split(",").index(col)] = "123456789012345678"
     bundle = load_bundle(_bundle(tmp_path, [",".join(cells), GOOD.format(n=2)]))
     assert bundle.frames["cdf_coups"]["bank_cents"].tolist() == [123456789012345678, 10000]
+
+
+def test_jsonl_fast_and_careful_paths_agree(tmp_path: Path) -> None:
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    rows = [{k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()} for i in (1, 2, 3)]
+    rows[1]["ts"] = "2026-03-02T20:02:00"  # no offset: quarantined on either path
+    clean = "\n".join(json.dumps(r) for r in rows) + "\n"
+    (tmp_path / "cdf_coups.jsonl").write_text(clean)
+    fast = load_bundle(tmp_path)
+    rows[2]["coup_id"] = 3  # a number where the format says text: pyarrow refuses, the careful path reads it
+    (tmp_path / "cdf_coups.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    slow = load_bundle(tmp_path)
+    assert list(fast.quarantine["line"]) == list(slow.quarantine["line"]) == [2]
+    assert "without a UTC offset" in fast.quarantine.iloc[0]["reason"]
+    assert list(fast.frames["cdf_coups"]["coup_id"]) == ["C1", "C3"] and list(slow.frames["cdf_coups"]["coup_id"]) == ["C1", "3"]

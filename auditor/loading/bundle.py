@@ -168,7 +168,7 @@ def _load_file(table: Table, path: Path, name: str) -> tuple[SourceFile, pd.Data
     source = SourceFile(name=name, table=table.name, sha256=sha256_of(path))
     empty_ids = pd.Series([], dtype=object)
     try:
-        raw = read_raw(path)
+        raw = read_raw(path, [c.name for c in table.columns if c.type in ("str", "enum", "cards", "timestamp", "date")])
     except UnreadableFile as exc:
         source.error = str(exc)
         return source, pd.DataFrame(), _unreadable(table, name, str(exc)), empty_ids
