@@ -198,7 +198,7 @@ def main() -> None:
         part_report, part_peak = measured([sys.executable, __file__, "--child-partition", str(parts), str(parts.parent / (parts.name + "-report"))])
         print("\n(the day split holds the rows that loaded cleanly: quarantined rows and the manifest are not carried over,"
               " so its findings are the whole audit's less LOG001, LOG002 and LOG004)")
-        print(f"by partition ({part_report['parts']} files, one group a day): {part_report['total']:.2f} s, "
+        print(f"by partition ({part_report['parts']} day files, steps of about 2M rows): {part_report['total']:.2f} s, "
               f"peak memory {part_peak:.2f} GB, {part_report['findings']:,} findings, {part_report['rows_read'] / part_report['total']:,.0f} rows/s")
     if "pandera" in report:
         print("\nthe same checks written with pandera (same frames)")
