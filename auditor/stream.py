@@ -122,7 +122,7 @@ def _first_pass(path: Path, lay: Layout) -> tuple[dict[str, pa.Array], dict[str,
         first_pos = pd.Series(occurrences, index=everything.iloc[occurrences].to_numpy()).groupby(level=0).min()
         starts = np.cumsum([0] + [len(a) for a in seen])
 
-        def where(pos: int) -> tuple[str, int]:
+        def where(pos: int, starts: np.ndarray = starts, names: list[str] = names) -> tuple[str, int]:
             part_no = int(np.searchsorted(starts, pos, side="right") - 1)
             return names[part_no], int(pos - starts[part_no] + 1)
 

@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from auditor.frames import isin, unique_strings
 from auditor.loading.coerce import as_text, coerce, finalize_dtypes
-from auditor.loading.readers import RawTable, UnreadableFile, file_format, read_raw
+from auditor.loading.readers import RawTable, UnreadableFile, read_raw
 from auditor.schema import REPORTED_ON, SETTLED_VIA_PARENT, TABLES, Table
 
 SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")

@@ -152,7 +152,7 @@ def build_context(result: AuditResult, summary: dict[str, object], lang: str, pe
         "not_run": sorted(result.rules_not_run.items()),
         "failed": sorted(result.errors.items()),
         "per_rule": per_rule,
-        "generated": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "generated": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "game_name": lambda g: game_name(g, lang),
     }
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pandas as pd
 
 from auditor.loading import load_bundle
 from auditor.simulate.writer import write_table
