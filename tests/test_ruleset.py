@@ -55,3 +55,17 @@ def test_a_value_applies_from_its_date(tmp_path: Path) -> None:
     when = pd.Series(pd.to_datetime(["2026-03-01T10:00Z", "2026-07-01T00:00Z", "2025-01-01T00:00Z"]))
     assert list(rs.series("cagnotte_rate", when)) == [0.05, 0.04, 0.05]
     assert rs.value("cagnotte_rate", dt.date(2026, 8, 1)) == 0.04
+
+
+def test_a_rule_uses_the_value_in_force_on_each_rounds_date(tmp_path: Path) -> None:
+    from helpers import at, audit, cdf, coup
+
+    from auditor.engine import run_audit
+    from auditor.loading import load_bundle
+    from auditor.rules import select_rules
+
+    ruleset = load_ruleset(_write(tmp_path, "values = { 2025-12-10 = 4, 2026-03-03 = 5 }", "values = { 2025-12-10 = 4 }"))
+    coups = [coup("C1", players_seated=4, ts=at(0)), coup("C2", players_seated=4, ts=at(86400))]  # 2 March, then 3 March
+    assert audit(tmp_path / "b", cdf(coups), "CDF120").empty  # the default ruleset (4 players throughout)
+    findings = run_audit(load_bundle(tmp_path / "b"), ruleset, select_rules("CDF120"), lang="en").findings
+    assert list(findings["round_id"]) == ["C2"] and findings.iloc[0]["expected"] == 5
