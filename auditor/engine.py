@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -125,41 +126,69 @@ def sort_findings(findings: pd.DataFrame) -> pd.DataFrame:
     return findings.loc[order].reset_index(drop=True)
 
 
+@dataclass
+class _GameRun:
+    parts: list[pd.DataFrame] = field(default_factory=list)
+    not_run: dict[str, str] = field(default_factory=dict)
+    run: list[Rule] = field(default_factory=list)
+    seconds: float = 0.0
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+def _run_game(bundle: Bundle, ruleset: Ruleset, rules: list[Rule], lang: str, say: Callable[[str], None]) -> _GameRun:
+    """One game's rules with a context of its own, whose prepared frames die with it."""
+    ctx = Context(bundle, ruleset)
+    out = _GameRun()
+    for rule in rules:
+        absent = [t for t in rule.tables if t not in bundle.frames]
+        if absent:
+            out.not_run[rule.code] = "no " + ", ".join(absent) + " in the bundle"
+            continue
+        say(f"{rule.code} {rule.name}")
+        started = time.perf_counter()
+        try:
+            hits = rule.check(ctx)
+        except Exception as exc:  # noqa: BLE001 - one broken rule must not hide the others' findings
+            out.errors[rule.code] = f"{type(exc).__name__}: {exc}"
+            continue
+        out.seconds += time.perf_counter() - started
+        out.run.append(rule)
+        if len(hits):
+            out.parts.append(to_findings(rule, hits, lang))
+    return out
+
+
 def run_audit(
     bundle: Bundle,
     ruleset: Ruleset,
     rules: list[Rule],
     lang: str = "ca",
     progress: Callable[[str], None] | None = None,
+    workers: int = 1,
 ) -> AuditResult:
+    """Run `rules` over `bundle`. Games are independent: with `workers` > 1 they run in threads
+    (numpy, pandas and Arrow release the GIL for most of their work), sharing the read-only frames."""
     say = progress or (lambda _m: None)
-    ctx = Context(bundle, ruleset)
-    parts: list[pd.DataFrame] = []
-    not_run: dict[str, str] = {}
-    run: list[Rule] = []
-    timings: dict[str, float] = {}
-    errors: dict[str, str] = {}
-    current_game = None
-    # Rules run game by game, so each game's prepared frames can be freed before the next game's.
-    for i, rule in enumerate(sorted(rules, key=lambda r: (r.game, r.code)), start=1):
-        if rule.game != current_game:
-            ctx.release()
-            current_game = rule.game
-        absent = [t for t in rule.tables if t not in bundle.frames]
-        if absent:
-            not_run[rule.code] = "no " + ", ".join(absent) + " in the bundle"
-            continue
-        say(f"[{i}/{len(rules)}] {rule.code} {rule.name}")
-        started = time.perf_counter()
-        try:
-            hits = rule.check(ctx)
-        except Exception as exc:  # noqa: BLE001 - one broken rule must not hide the others' findings
-            errors[rule.code] = f"{type(exc).__name__}: {exc}"
-            continue
-        timings[rule.game] = timings.get(rule.game, 0.0) + time.perf_counter() - started
-        run.append(rule)
-        if len(hits):
-            parts.append(to_findings(rule, hits, lang))
+    by_game: dict[str, list[Rule]] = {}
+    for rule in sorted(rules, key=lambda r: (r.game, r.code)):
+        by_game.setdefault(rule.game, []).append(rule)
+    if workers > 1 and len(by_game) > 1:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            # Largest games first, so the two threads finish together.
+            order = sorted(by_game, key=lambda g: -sum(len(bundle.frames.get(t, ())) for r in by_game[g] for t in r.tables))
+            futures = {g: pool.submit(_run_game, bundle, ruleset, by_game[g], lang, say) for g in order}
+            runs = {g: futures[g].result() for g in by_game}
+    else:
+        runs = {g: _run_game(bundle, ruleset, game_rules, lang, say) for g, game_rules in by_game.items()}
+    parts = [p for r in runs.values() for p in r.parts]
     findings = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=FINDING_COLUMNS)
     findings = sort_findings(findings[FINDING_COLUMNS])
-    return AuditResult(bundle, ruleset, run, not_run, findings, timings, ctx, errors)
+    return AuditResult(
+        bundle, ruleset,
+        sorted((rule for r in runs.values() for rule in r.run), key=lambda r: r.code),
+        {code: why for r in runs.values() for code, why in r.not_run.items()},
+        findings,
+        {g: r.seconds for g, r in runs.items() if r.run},
+        Context(bundle, ruleset),
+        {code: why for r in runs.values() for code, why in r.errors.items()},
+    )

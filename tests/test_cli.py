@@ -143,3 +143,9 @@ def test_simulate_writes_bundle_and_planted_list(tmp_path: Path) -> None:
 def test_no_progress_noise_when_not_a_terminal(tmp_path: Path) -> None:
     result = runner.invoke(app, ["audit", str(SAMPLES / "wheel-clean"), "--out", str(tmp_path)])
     assert "[" not in result.output.split("\n")[0][:3]
+
+
+def test_workers_give_the_same_findings(tmp_path: Path) -> None:
+    for out, workers in (("one", "1"), ("two", "2")):
+        run("audit", SAMPLES / "casino-month", "--out", tmp_path / out, "--format", "jsonl", "--workers", workers)
+    assert (tmp_path / "one" / "violations.jsonl").read_bytes() == (tmp_path / "two" / "violations.jsonl").read_bytes()

@@ -128,10 +128,6 @@ class Context:
             self._cache[key] = build(self)
         return self._cache[key]
 
-    def release(self) -> None:
-        """Drop the derived frames: a game's prepared frames are not needed by the next game's rules."""
-        self._cache.clear()
-
     def param_array(self, name: str, when: pd.Series) -> np.ndarray:
         """The parameter's value in force at each row, as an array (broadcast when it never changed)."""
         value = self.ruleset.series(name, when)
