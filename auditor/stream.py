@@ -9,8 +9,7 @@ with their own group and are dropped. A first pass reads only id columns, for or
 duplicates (LOG002) across groups. Tables that are single files (tables, layouts, dice sets,
 tournaments) are loaded once; their own rules, and the manifest check, run once at the end.
 
-The result equals the whole-bundle audit's; one difference is documented: an id whose first
-occurrence is itself quarantined (LOG001) makes the later occurrence a LOG002 here.
+The result equals the whole-bundle audit's, byte for byte.
 """
 
 from __future__ import annotations
@@ -92,62 +91,56 @@ def layout(path: Path) -> Layout:
     return Layout(parts, static)
 
 
-def _first_pass(path: Path, lay: Layout) -> tuple[dict[str, pa.Array], dict[str, dict[tuple[str, int], str]]]:
-    """Every id of every partitioned table (for LOG003), and the later occurrences of an id across
-    parts with where the first one stands (for LOG002): reads the id columns only."""
+def _first_pass(path: Path, lay: Layout) -> tuple[dict[str, pa.Array], dict[str, set[str]]]:
+    """Every id of every partitioned table (for LOG003), and the ids that occur more than once (the
+    candidates for LOG002, decided in the second pass among the rows that pass LOG001, as the whole
+    audit does): reads the id columns only."""
     ids: dict[str, pa.Array] = {}
-    dups: dict[str, dict[tuple[str, int], str]] = {}
+    repeated: dict[str, set[str]] = {}
     for table, keyed in lay.parts.items():
         column = TABLES[table].id_column
         if not column:
             continue
         seen: list[pa.Array] = []
-        names: list[str] = []
         for key in sorted(keyed):
-            part = keyed[key]
             try:
-                values = pq.read_table(part, columns=[column]).column(column)
+                values = pq.read_table(keyed[key], columns=[column]).column(column)
             except (pa.ArrowException, OSError, KeyError):
                 continue  # an unreadable part is reported by the second pass
             seen.append(arrow(as_text(values.to_pandas())).cast(pa.large_string()))
-            names.append(part.relative_to(path).as_posix())
         ids[table] = unique_strings([pd.Series(a, dtype="str") for a in seen]) if seen else pa.array([], type=pa.large_string())
-        if len(ids[table]) == sum(len(a) - a.null_count for a in seen):
-            continue
-        # Some id repeats: locate every later occurrence (part, line) and where its first one stands.
-        everything = pd.Series(pa.concat_arrays(seen), dtype="str")
-        later = (everything.duplicated(keep="first") & everything.notna()).to_numpy()
-        repeated = everything[later].unique()
-        occurrences = np.flatnonzero(isin(everything, repeated))
-        first_pos = pd.Series(occurrences, index=everything.iloc[occurrences].to_numpy()).groupby(level=0).min()
-        starts = np.cumsum([0] + [len(a) for a in seen])
-
-        def where(pos: int, starts: np.ndarray = starts, names: list[str] = names) -> tuple[str, int]:
-            part_no = int(np.searchsorted(starts, pos, side="right") - 1)
-            return names[part_no], int(pos - starts[part_no] + 1)
-
-        found: dict[tuple[str, int], str] = {}
-        for pos in np.flatnonzero(later):
-            file, line = where(int(first_pos[everything.iat[pos]]))
-            found[where(int(pos))] = f"{file}:{line}"
-        dups[table] = found
-    return ids, dups
+        if len(ids[table]) != sum(len(a) - a.null_count for a in seen):
+            everything = pd.Series(pa.concat_arrays(seen), dtype="str")
+            repeated[table] = set(everything[everything.duplicated(keep="first") & everything.notna()].unique())
+    return ids, repeated
 
 
-def _quarantine_duplicates(table: str, clean: pd.DataFrame, dups: dict[tuple[str, int], str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    if not dups or clean.empty:
+def _quarantine_duplicates(table: str, clean: pd.DataFrame, repeated: set[str], first_seen: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Later occurrences of an id among the rows that passed LOG001, in file order across parts (as
+    the whole audit decides them); `first_seen` carries where each candidate id first stood."""
+    id_col = TABLES[table].id_column
+    if not repeated or clean.empty or not id_col:
         return clean, pd.DataFrame()
-    keys = list(zip(clean["_file"].astype(str), clean["_line"], strict=True))
-    mask = np.array([k in dups for k in keys], dtype=bool)
-    if not mask.any():
+    candidates = np.flatnonzero(isin(clean[id_col], list(repeated)))
+    later: list[int] = []
+    reasons: list[str] = []
+    for pos in candidates:
+        key = str(clean[id_col].iat[pos])
+        where = f"{clean['_file'].iat[pos]}:{clean['_line'].iat[pos]}"
+        if key in first_seen:
+            later.append(int(pos))
+            reasons.append(f"duplicate {id_col}, first at {first_seen[key]}")
+        else:
+            first_seen[key] = where
+    if not later:
         return clean, pd.DataFrame()
+    mask = np.zeros(len(clean), dtype=bool)
+    mask[later] = True
     rows = clean[mask]
     round_col, item_col = REPORTED_ON[table]
-    id_col = TABLES[table].id_column
     q = pd.DataFrame({
         "rule": "LOG002", "table": table, "file": rows["_file"].astype(str).to_numpy(dtype=object), "line": rows["_line"].to_numpy(),
-        "column": id_col, "reason": ["duplicate " + str(id_col) + ", first at " + dups[k] for k, m in zip(keys, mask, strict=True) if m],
-        "value": rows[id_col].astype(str).to_numpy(dtype=object),
+        "column": id_col, "reason": reasons, "value": rows[id_col].astype(str).to_numpy(dtype=object),
         "table_id": rows["table_id"].astype(object).to_numpy() if "table_id" in rows else None,
         "round_id": rows[round_col].astype(str).to_numpy(dtype=object) if round_col else None,
         "item_id": rows[item_col].astype(str).to_numpy(dtype=object) if item_col else None,
@@ -217,7 +210,8 @@ def audit_by_partition(
     partitioned = set(lay.parts)
     static = load_bundle(path, progress=say, tables=lay.static)
     say("reading ids of every part")
-    ids, dups = _first_pass(path, lay)
+    ids, repeated = _first_pass(path, lay)
+    first_seen: dict[str, dict[str, str]] = {table: {} for table in repeated}
     ids_seen = {**static.ids_seen, **ids}
     group_rules = [r for r in rules if set(r.tables) & partitioned or r.code in LOG_EVERYWHERE]
     static_rules = [r for r in rules if not set(r.tables) & partitioned]
@@ -245,7 +239,7 @@ def audit_by_partition(
                 if part is None:
                     continue
                 source, clean, q, _ = _load_file(TABLES[table], part, part.relative_to(path).as_posix())
-                clean, dq = _quarantine_duplicates(table, clean, dups.get(table, {}))
+                clean, dq = _quarantine_duplicates(table, clean, repeated.get(table, set()), first_seen.get(table, {}))
                 source.rows_quarantined += len(dq)
                 group_sources.append(source)
                 group_q += [x for x in (q, dq) if len(x)]

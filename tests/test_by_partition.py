@@ -51,3 +51,21 @@ def test_duplicates_and_orphans_across_parts(tmp_path: Path) -> None:
     text = (tmp_path / "p" / "violations.jsonl").read_text()
     assert f'"source": "cdf_stakes/{parts[-1].name}:{len(last) + 1}"' in text and f"first at cdf_stakes/{parts[0].name}:1" in text
     assert "S-ORPHAN" in text
+
+
+def test_a_duplicate_of_a_quarantined_row_is_not_a_duplicate(tmp_path: Path) -> None:
+    import pandas as pd
+
+    simulate(tmp_path / "flat", seed=8, rounds=2000, games=["wheel_of_fortune"], fmt="parquet")
+    partition(tmp_path / "flat", tmp_path / "parts", "%Y-%m-%dT%H")
+    parts = sorted((tmp_path / "parts" / "wheel_bets").glob("*.parquet"))
+    first, last = pd.read_parquet(parts[0]), pd.read_parquet(parts[-1])
+    bad = first.copy()
+    bad.loc[0, "stake_cents"] = -100  # the first occurrence breaks the format (LOG001) ...
+    bad.to_parquet(parts[0], index=False)
+    pd.concat([last, first.iloc[[0, 1]]], ignore_index=True).to_parquet(parts[-1], index=False)  # ... its copy is then the first clean one
+    for mode, extra in (("w", []), ("p", ["--by-partition", "--batch-rows", "1"])):
+        runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / mode), "--format", "jsonl", *extra])
+    text = (tmp_path / "p" / "violations.jsonl").read_text()
+    assert (tmp_path / "w" / "violations.jsonl").read_text() == text
+    assert text.count('"rule": "LOG002"') == 1 and text.count('"rule": "LOG001"') == 1
