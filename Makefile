@@ -19,6 +19,8 @@ demo: install
 		$(BIN)/auditor audit $$b --out reports/$$name --format html,jsonl,junit --lang ca; \
 		echo "  exit status $$? for $$name"; \
 	done
+	$(BIN)/auditor audit samples/casino-month-by-day --by-partition --out reports/casino-month-by-day-by-partition; \
+		echo "  exit status $$? for casino-month-by-day, audited by partition"
 
 test: install
 	$(BIN)/python -m pytest

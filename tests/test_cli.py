@@ -149,3 +149,11 @@ def test_workers_give_the_same_findings(tmp_path: Path) -> None:
     for out, workers in (("one", "1"), ("two", "2")):
         run("audit", SAMPLES / "casino-month", "--out", tmp_path / out, "--format", "jsonl", "--workers", workers)
     assert (tmp_path / "one" / "violations.jsonl").read_bytes() == (tmp_path / "two" / "violations.jsonl").read_bytes()
+
+
+def test_partitioned_sample_audited_by_partition_equals_whole(tmp_path: Path) -> None:
+    bundle = SAMPLES / "casino-month-by-day"
+    assert run("audit", bundle, "--out", tmp_path / "w", "--format", "jsonl").exit_code == 1
+    assert run("audit", bundle, "--out", tmp_path / "p", "--format", "jsonl", "--by-partition", "--batch-rows", "1").exit_code == 1
+    for name in ("violations.jsonl", "summary.json"):
+        assert (tmp_path / "w" / name).read_bytes() == (tmp_path / "p" / name).read_bytes()

@@ -4,11 +4,13 @@ log is malformed in every way LOG001-LOG005 know. Run with `make samples`; the o
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import shutil
 from pathlib import Path
 
 from auditor.simulate import simulate
+from auditor.simulate.partition import partition
 from auditor.simulate.writer import sha256
 
 ROOT = Path(__file__).resolve().parents[2] / "samples"
@@ -41,7 +43,8 @@ def _malformed(target: Path) -> None:
     with (target / "wheel_bets.csv").open("a", encoding="utf-8") as fh:
         fh.write("WB-ORPHAN,W-NOPE,PX,7,500,2026-03-02T19:00:00+00:00,,0,false,\n")  # orphan (LOG003)
     (target / "dice_throws.parquet").write_bytes(b"PAR1 this is not a parquet file")  # unreadable file
-    with gzip.open(target / "tournaments.csv.gz", "wt", encoding="utf-8") as fh:  # gzip: a table read from .csv.gz
+    # gzip: a table read from .csv.gz; mtime=0 keeps the sample byte-for-byte reproducible.
+    with gzip.GzipFile(target / "tournaments.csv.gz", "wb", mtime=0) as raw, io.TextIOWrapper(raw, encoding="utf-8") as fh:
         fh.write("tournament_id,game,starts_on,notified_on,authorised_from,authorised_to,venue,external_authorised,fees_cents,organisation_costs_cents,prizes_cents\n")
         fh.write("T-OK,chemin_de_fer,2026-04-01,2026-03-01,2026-01-01,2026-12-31,casino,,100000,20000,80000\n")
         fh.write("T-BAD,chemin_de_fer,2026-04-31,2026-03-01,2026-01-01,2026-12-31,casino,,100000,20000,80000\n")  # no 31 April
@@ -63,6 +66,8 @@ def main() -> None:
         (ROOT / f"{name}-clean.planted.jsonl").unlink()
         simulate(ROOT / f"{name}-broken", seed=2027, rounds=n, games=[game], fmt="csv", plant_rules=[prefix])
     simulate(ROOT / "casino-month", seed=7, rounds=1500, fmt="parquet", plant_rate=0.004)
+    # The same play split into Parquet parts by day, for `audit --by-partition`.
+    partition(ROOT / "casino-month", ROOT / "casino-month-by-day")
     _malformed(ROOT / "malformed-log")
     print(f"samples written to {ROOT}")
 
