@@ -3,30 +3,44 @@
 chemin de fer: players play against the banker, so the house's result is the cagnotte it collected;
 "paid" is what winning stakes received. Wheel and dice: the house is the counterparty, its result is
 what it collected from losing bets minus what it paid to winners. Void rounds count as rounds.
+Items are tied to their round's table through Arrow's hash lookup and summed as integers per
+table code, so a month of bets costs one pass and money stays exact.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 
+from auditor.frames import arrow
 from auditor.loading import Bundle
 
 FIGURE_COLUMNS = ["table_id", "game", "rounds", "staked_cents", "paid_cents", "cagnotte_cents", "house_result_cents"]
 
 
-def _per_table(rounds: pd.DataFrame, round_id: str, items: pd.DataFrame | None, game: str, amounts: dict[str, pd.Series]) -> pd.DataFrame:
-    base = rounds.groupby("table_id", observed=True).size().rename("rounds").to_frame()
-    if items is not None and len(items):
-        where = pd.Index(rounds[round_id]).get_indexer(items[round_id])
-        keyed = pd.DataFrame({k: v for k, v in amounts.items()})
-        tables = rounds["table_id"].to_numpy(dtype=object)
-        keyed["table_id"] = np.where(where >= 0, tables[np.maximum(where, 0)], None)
-        sums = keyed.groupby("table_id", observed=True).sum()
-        base = base.join(sums, how="left")
-    base = base.fillna(0)
-    base["game"] = game
-    return base.reset_index()
+def _sum_by(codes: np.ndarray, values: pd.Series, n: int) -> np.ndarray:
+    """Integer sums of `values` per table code: money is summed exactly, never in floating point."""
+    cents = pd.Series(values.fillna(0).to_numpy(dtype="int64"))
+    return cents.groupby(codes).sum().reindex(range(n), fill_value=0).to_numpy(dtype="int64")
+
+
+def _per_table(rounds: pd.DataFrame, round_id: str, items: pd.DataFrame | None, game: str,
+               amounts: dict[str, pd.Series], round_amounts: dict[str, pd.Series] | None = None) -> pd.DataFrame:
+    codes, tables = pd.factorize(rounds["table_id"].astype(str))
+    n = len(tables)
+    out: dict[str, object] = {"table_id": np.asarray(tables, dtype=object), "game": game,
+                              "rounds": np.bincount(codes, minlength=n)}
+    for name, values in (round_amounts or {}).items():
+        out[name] = _sum_by(codes, values, n)
+    if items is not None and len(items) and amounts:
+        where = pc.fill_null(pc.index_in(arrow(items[round_id]), value_set=arrow(rounds[round_id])), -1)
+        where = where.to_numpy(zero_copy_only=False).astype(np.int64)
+        known = where >= 0
+        item_codes = codes[where[known]]
+        for name, values in amounts.items():
+            out[name] = _sum_by(item_codes, values[known], n)
+    return pd.DataFrame(out)
 
 
 def table_figures(bundle: Bundle) -> pd.DataFrame:
@@ -38,9 +52,7 @@ def table_figures(bundle: Bundle) -> pd.DataFrame:
         if stakes is not None:
             res = stakes["result_cents"].astype("float64").fillna(0)
             amounts = {"staked_cents": stakes["amount_cents"], "paid_cents": res.clip(lower=0)}
-        part = _per_table(coups, "coup_id", stakes, "chemin_de_fer", amounts)
-        cag = coups.groupby("table_id", observed=True)["cagnotte_cents"].sum()
-        part["cagnotte_cents"] = part["table_id"].map(cag).fillna(0)
+        part = _per_table(coups, "coup_id", stakes, "chemin_de_fer", amounts, {"cagnotte_cents": coups["cagnotte_cents"]})
         part["house_result_cents"] = part["cagnotte_cents"]
         parts.append(part)
     if "wheel_spins" in f and len(f["wheel_spins"]):
