@@ -118,7 +118,7 @@ def _parse_timestamp(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
     bad = text.notna() & ~(ok & parsed)
     no_offset = _fullmatch(text, TS_NO_OFFSET)
     reason = np.where(no_offset, "timestamp without a UTC offset", "not an ISO 8601 timestamp")
-    return values.where(~bad), bad, reason  # type: ignore[return-value]
+    return (values.where(~bad) if bad.any() else values), bad, reason  # type: ignore[return-value]
 
 
 def _parse_date(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
@@ -129,7 +129,7 @@ def _parse_date(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
     ok = _fullmatch(text, DATE_PATTERN)
     values = pd.to_datetime(text.where(ok), format="%Y-%m-%d", errors="coerce")
     bad = text.notna() & ~(ok & values.notna())
-    return values.where(~bad), bad, "not a date YYYY-MM-DD"
+    return (values.where(~bad) if bad.any() else values), bad, "not a date YYYY-MM-DD"
 
 
 def _parse_str(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
@@ -139,13 +139,13 @@ def _parse_str(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
 def _parse_enum(raw: pd.Series, column: Column) -> tuple[pd.Series, pd.Series, str]:
     text = as_text(raw)
     bad = text.notna() & ~text.isin(column.values).fillna(False).astype(bool)
-    return text.where(~bad), bad, "not one of " + "|".join(column.values)
+    return (text.where(~bad) if bad.any() else text), bad, "not one of " + "|".join(column.values)
 
 
 def _parse_cards(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
     text = as_text(raw)
     bad = text.notna() & ~_fullmatch(text, CARD_PATTERN)
-    return text.where(~bad), bad, "malformed cards (2 or 3 of rank A23456789TJQK + suit SHDC, space separated)"
+    return (text.where(~bad) if bad.any() else text), bad, "malformed cards (2 or 3 of rank A23456789TJQK + suit SHDC, space separated)"
 
 
 def parse_column(raw: pd.Series, column: Column) -> tuple[pd.Series, pd.Series, object]:
