@@ -71,7 +71,7 @@ def child_by_partition(bundle: Path, out: Path) -> None:
                                   "parts": len(result.bundle.files)}))
 
 
-def child(bundle: Path, out: Path, pandera: bool) -> None:
+def child(bundle: Path, out: Path) -> None:
     """Runs in its own process so that its peak memory is the audit's alone."""
     from auditor.engine import run_audit
     from auditor.frames import use_lean_memory_pool
@@ -170,7 +170,7 @@ def main() -> None:
     parser.add_argument("--child-pandera", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child[0], args.child[1], not args.no_pandera)
+        child(args.child[0], args.child[1])
         return
     if args.child_partition:
         child_by_partition(args.child_partition[0], args.child_partition[1])
@@ -181,7 +181,7 @@ def main() -> None:
     bundle = args.bundle or ROOT / "bench" / "out" / f"month-{args.rounds // 1000}k"
     ensure_bundle(bundle, args.rounds)
     read_s, read_rows = min((pyarrow_read(bundle) for _ in range(2)), key=lambda x: x[0])
-    report, peak_gb = measured([sys.executable, __file__, "--child", str(bundle), str(bundle.parent / (bundle.name + "-report")), "--no-pandera"])
+    report, peak_gb = measured([sys.executable, __file__, "--child", str(bundle), str(bundle.parent / (bundle.name + "-report"))])
     if not args.no_pandera:
         report.update(measured([sys.executable, __file__, "--child-pandera", str(bundle)])[0])
     t = report["timings"]
