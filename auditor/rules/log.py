@@ -172,10 +172,19 @@ def sequence(ctx: Context) -> pd.DataFrame:
     broken = c["coup_no"] != expected_no
     backwards = same & (c["ts"] < c["ts"].shift())
     bad = broken | backwards
-    prev_ts = c["ts"].shift().dt.strftime("%Y-%m-%dT%H:%M:%S+00:00")
-    expected = expected_no.astype(object).where(broken, ">= " + prev_ts.astype(object))
-    observed = c["coup_no"].astype(object).where(broken, c["ts"].dt.strftime("%Y-%m-%dT%H:%M:%S+00:00").astype(object))
-    detail = lambda f: "coup_no " + observed[f.index].astype(str) + " where " + expected[f.index].astype(str) + " was due"  # noqa: E731
-    detail_ts = lambda f: "ts " + observed[f.index].astype(str) + " goes back before " + prev_ts[f.index].astype(str)  # noqa: E731
-    return hits(c, bad.to_numpy(), round_col="coup_id", expected=expected, observed=observed,
-                detail=lambda f: detail(f).where(broken[f.index], detail_ts(f)))
+    prev_ts = c["ts"].shift()
+    # Text is built for the offending coups only.
+    iso = lambda t: t.dt.strftime("%Y-%m-%dT%H:%M:%S+00:00").astype(object)  # noqa: E731
+
+    def expected(f: pd.DataFrame) -> pd.Series:
+        return expected_no[f.index].astype(object).where(broken[f.index], ">= " + iso(prev_ts[f.index]))
+
+    def observed(f: pd.DataFrame) -> pd.Series:
+        return f["coup_no"].astype(object).where(broken[f.index], iso(f["ts"]))
+
+    def detail(f: pd.DataFrame) -> pd.Series:
+        numbers = "coup_no " + observed(f).astype(str) + " where " + expected(f).astype(str) + " was due"
+        times = "ts " + observed(f).astype(str) + " goes back before " + iso(prev_ts[f.index]).astype(str)
+        return numbers.where(broken[f.index], times)
+
+    return hits(c, bad.to_numpy(), round_col="coup_id", expected=expected, observed=observed, detail=detail)
