@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from auditor.engine import FINDING_COLUMNS, AuditResult, run_audit, sort_findings
 from auditor.figures import FIGURE_COLUMNS, table_figures
 from auditor.frames import arrow, isin, unique_strings
-from auditor.loading.bundle import Bundle, SourceFile, _load_file, _settled_requires, discover, load_bundle
+from auditor.loading.bundle import Bundle, SourceFile, _load_file, _settled_requires, discover, duplicate_rows, load_bundle
 from auditor.loading.coerce import as_text
 from auditor.rules import Rule
 from auditor.ruleset import Ruleset
@@ -123,29 +123,19 @@ def _quarantine_duplicates(table: str, clean: pd.DataFrame, repeated: set[str], 
         return clean, pd.DataFrame()
     candidates = np.flatnonzero(isin(clean[id_col], list(repeated)))
     later: list[int] = []
-    reasons: list[str] = []
+    first_at: list[str] = []
     for pos in candidates:
         key = str(clean[id_col].iat[pos])
-        where = f"{clean['_file'].iat[pos]}:{clean['_line'].iat[pos]}"
         if key in first_seen:
             later.append(int(pos))
-            reasons.append(f"duplicate {id_col}, first at {first_seen[key]}")
+            first_at.append(first_seen[key])
         else:
-            first_seen[key] = where
+            first_seen[key] = f"{clean['_file'].iat[pos]}:{clean['_line'].iat[pos]}"
     if not later:
         return clean, pd.DataFrame()
     mask = np.zeros(len(clean), dtype=bool)
     mask[later] = True
-    rows = clean[mask]
-    round_col, item_col = REPORTED_ON[table]
-    q = pd.DataFrame({
-        "rule": "LOG002", "table": table, "file": rows["_file"].astype(str).to_numpy(dtype=object), "line": rows["_line"].to_numpy(),
-        "column": id_col, "reason": reasons, "value": rows[id_col].astype(str).to_numpy(dtype=object),
-        "table_id": rows["table_id"].astype(object).to_numpy() if "table_id" in rows else None,
-        "round_id": rows[round_col].astype(str).to_numpy(dtype=object) if round_col else None,
-        "item_id": rows[item_col].astype(str).to_numpy(dtype=object) if item_col else None,
-    })
-    return clean[~mask].reset_index(drop=True), q
+    return clean[~mask].reset_index(drop=True), duplicate_rows(table, clean[mask], first_at)
 
 
 def _last_runs(frame: pd.DataFrame, order: list[str], column: str, gap: pd.Timedelta | None = None) -> np.ndarray:

@@ -210,28 +210,33 @@ def _deduplicate(table: Table, frame: pd.DataFrame, maybe_duplicates: bool = Tru
     if not dup.any():
         return frame, pd.DataFrame(columns=QUARANTINE_COLUMNS)
     rows = frame[dup]
-    round_col, item_col = REPORTED_ON[table.name]
     # Where each repeated id first stands: index only the rows of repeated ids, not the whole table.
     repeated = isin(frame[table.id_column], rows[table.id_column].unique())
     first = frame[repeated & ~dup].set_index(table.id_column)
     first_at = first.loc[rows[table.id_column], "_file"].astype(str).to_numpy(dtype=object) + ":" + (
         first.loc[rows[table.id_column], "_line"].astype(str).to_numpy(dtype=object)
     )
-    quarantine = pd.DataFrame(
+    return frame[~dup].reset_index(drop=True), duplicate_rows(table.name, rows, first_at)
+
+
+def duplicate_rows(table: str, rows: pd.DataFrame, first_at: np.ndarray | list[str]) -> pd.DataFrame:
+    """Quarantine records (LOG002) for `rows`, each a later occurrence of the id first seen at `first_at`."""
+    id_col = TABLES[table].id_column
+    round_col, item_col = REPORTED_ON[table]
+    return pd.DataFrame(
         {
             "rule": "LOG002",
-            "table": table.name,
-            "file": rows["_file"].to_numpy(dtype=object),
+            "table": table,
+            "file": rows["_file"].astype(str).to_numpy(dtype=object),
             "line": rows["_line"].to_numpy(),
-            "column": table.id_column,
-            "reason": "duplicate " + table.id_column + ", first at " + first_at,
-            "value": rows[table.id_column].astype(str).to_numpy(dtype=object),
-            "table_id": rows["table_id"].to_numpy(dtype=object) if "table_id" in rows else None,
+            "column": id_col,
+            "reason": "duplicate " + str(id_col) + ", first at " + np.asarray(first_at, dtype=object),
+            "value": rows[id_col].astype(str).to_numpy(dtype=object),
+            "table_id": rows["table_id"].astype(object).to_numpy() if "table_id" in rows else None,
             "round_id": rows[round_col].astype(str).to_numpy(dtype=object) if round_col else None,
             "item_id": rows[item_col].astype(str).to_numpy(dtype=object) if item_col else None,
         }
     )
-    return frame[~dup].reset_index(drop=True), quarantine
 
 
 def _settled_requires(frames: dict[str, pd.DataFrame]) -> list[pd.DataFrame]:
