@@ -31,7 +31,6 @@ class AuditResult:
     rules_not_run: dict[str, str]
     findings: pd.DataFrame
     timings: dict[str, float] = field(default_factory=dict)
-    context: Context | None = None
     errors: dict[str, str] = field(default_factory=dict)  # rules that failed to run: the audit is incomplete
 
 
@@ -189,6 +188,5 @@ def run_audit(
         {code: why for r in runs.values() for code, why in r.not_run.items()},
         findings,
         {g: r.seconds for g, r in runs.items() if r.run},
-        Context(bundle, ruleset),
         {code: why for r in runs.values() for code, why in r.errors.items()},
     )

@@ -41,9 +41,9 @@ def isin(series: pd.Series, values: object) -> np.ndarray:
     return hit.to_numpy(zero_copy_only=False).astype(bool, copy=False)
 
 
-def unique_strings(parts: list[pd.Series]) -> pa.Array:
-    """The distinct non-null values of several string columns, as one Arrow array."""
-    arrays = [arrow(p.astype("str")) for p in parts if len(p)]
+def unique_strings(parts: list[pd.Series] | list[pa.Array]) -> pa.Array:
+    """The distinct non-null values of several string columns (pandas or Arrow), as one Arrow array."""
+    arrays = [p if isinstance(p, pa.Array) else arrow(p.astype("str")) for p in parts if len(p)]
     if not arrays:
         return pa.array([], type=pa.large_string())
     arrays = [a.cast(pa.large_string()) for a in arrays]

@@ -108,7 +108,7 @@ def _first_pass(path: Path, lay: Layout) -> tuple[dict[str, pa.Array], dict[str,
             except (pa.ArrowException, OSError, KeyError):
                 continue  # an unreadable part is reported by the second pass
             seen.append(arrow(as_text(values.to_pandas())).cast(pa.large_string()))
-        ids[table] = unique_strings([pd.Series(a, dtype="str") for a in seen]) if seen else pa.array([], type=pa.large_string())
+        ids[table] = unique_strings(seen)
         if len(ids[table]) != sum(len(a) - a.null_count for a in seen):
             everything = pd.Series(pa.concat_arrays(seen), dtype="str")
             repeated[table] = set(everything[everything.duplicated(keep="first") & everything.notna()].unique())
@@ -296,7 +296,7 @@ def audit_by_partition(
     for rule in group_rules:
         if rule.code not in run and rule.code not in not_run:
             not_run[rule.code] = "no " + ", ".join(t for t in rule.tables if t not in lay.parts and t not in lay.static) + " in the bundle"
-    result = AuditResult(everything, ruleset, sorted(run.values(), key=lambda r: r.code), not_run, all_findings, timings, None, errors)
+    result = AuditResult(everything, ruleset, sorted(run.values(), key=lambda r: r.code), not_run, all_findings, timings, errors)
     period = None
     if lo is not None and not (isinstance(static.manifest, dict) and isinstance(static.manifest.get("period"), dict)):
         period = {"from": lo.strftime("%Y-%m-%d"), "to": hi.strftime("%Y-%m-%d"), "source": "data"}  # type: ignore[union-attr]

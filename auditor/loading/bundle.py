@@ -61,9 +61,6 @@ class Bundle:
     def name(self) -> str:
         return self.path.resolve().name
 
-    def frame(self, table: str) -> pd.DataFrame | None:
-        return self.frames.get(table)
-
 
 def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()

@@ -230,9 +230,7 @@ def read_jsonl(path: Path, text_columns: list[str] | None = None) -> RawTable:
     return RawTable(frame, np.asarray(lines, dtype=np.int64), errors)
 
 
-def read_parquet(path: Path, columns: list[str] | None = None) -> RawTable:
-    pf = pq.ParquetFile(path)
-    names = [n for n in pf.schema_arrow.names if columns is None or n in columns]
-    table = pf.read(columns=names)
+def read_parquet(path: Path) -> RawTable:
+    table = pq.ParquetFile(path).read()
     frame = table.to_pandas()
     return RawTable(frame, np.arange(1, len(frame) + 1, dtype=np.int64))
