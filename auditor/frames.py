@@ -6,6 +6,8 @@ natively and is an order of magnitude faster on millions of ids, so membership t
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -39,6 +41,49 @@ def isin(series: pd.Series, values: object) -> np.ndarray:
             return series.isin(pd.Series(value_set.to_pylist())).to_numpy(dtype=bool)
     hit = pc.fill_null(pc.is_in(left, value_set=value_set), False)
     return hit.to_numpy(zero_copy_only=False).astype(bool, copy=False)
+
+
+def positions(keys: pd.Series, ids: pd.Series) -> np.ndarray:
+    """For each key, the position of the first row of `ids` that holds it, or -1 (nulls never match)."""
+    if len(keys) == 0:
+        return np.zeros(0, dtype=np.int64)
+    value_set = arrow(ids)
+    left = arrow(keys)
+    if len(value_set) == 0:
+        return np.full(len(keys), -1, dtype=np.int64)
+    if value_set.type != left.type:
+        value_set = value_set.cast(left.type)
+    found = pc.index_in(left, value_set=value_set, skip_nulls=True)
+    return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+
+
+def join_on_key(
+    left: pd.DataFrame, right: pd.DataFrame, left_on: str, right_key: str, columns: list[str],
+    how: Literal["inner", "left"] = "left", position: str | None = None,
+) -> pd.DataFrame:
+    """`left.join(right.set_index(right_key)[columns], on=left_on, how=how)` for a `right` whose keys
+    are unique (a table's rows after deduplication): the keys are hashed once by Arrow and every
+    column is gathered by position, which spares pandas' join of two string indexes. Rows of `left`
+    keep their order and index labels; with how="left" a row without a match gets nulls.
+    `position` names a column to hold each row's position in `right` (-1: no match), so that rules can
+    group items by their round as integers rather than by hashing ids again."""
+    at = positions(left[left_on], right[right_key])
+    if how == "inner":
+        kept = at >= 0
+        if not kept.all():
+            left, at = left[kept], at[kept]
+    clash = [c for c in columns if c in left.columns]
+    if clash:
+        raise ValueError(f"columns {clash} are on both sides of the join")
+    missing = at < 0
+    out = left.copy(deep=False)
+    for col in columns:
+        values = right[col].array
+        taken = pd.api.extensions.take(values, at, allow_fill=True) if missing.any() else values.take(at)
+        out[col] = pd.Series(taken, index=left.index)
+    if position:
+        out[position] = at
+    return out
 
 
 def unique_strings(parts: list[pd.Series] | list[pa.Array]) -> pa.Array:

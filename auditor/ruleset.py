@@ -25,6 +25,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from auditor.frames import arrow
 
 RULESET_DIR = Path(os.environ.get("AUDITOR_RULESETS", Path(__file__).resolve().parent.parent / "rulesets"))
 DEFAULT_RULESET = "decret-455-2025"
@@ -157,18 +161,28 @@ class Ruleset:
         return pd.Series(values[idx], index=when.index).infer_objects()
 
     def lookup(self, name: str, keys: pd.Series, when: pd.Series | None = None) -> pd.Series:
-        """A table-valued parameter looked up per row: e.g. the odds of each bet's symbol."""
+        """A table-valued parameter looked up per row: e.g. the odds of each bet's symbol (NaN for a
+        key the table does not hold)."""
         param = self.param(name)
         if len(param.values) == 1 or when is None:
-            return keys.map(param.values[-1][1] if when is None else param.values[0][1]).astype("float64")
-        out = pd.Series(np.nan, index=keys.index)
+            return pd.Series(_map_table(keys, param.values[-1][1] if when is None else param.values[0][1]), index=keys.index)
+        out = np.full(len(keys), np.nan)
         days = when.dt.tz_localize(None) if isinstance(when.dtype, pd.DatetimeTZDtype) else when
         for i, (since, table) in enumerate(param.values):
             lo = pd.Timestamp(since) if i else pd.Timestamp.min
             hi = pd.Timestamp(param.values[i + 1][0]) if i + 1 < len(param.values) else pd.Timestamp.max
-            mask = (days >= lo) & (days < hi)
-            out[mask] = keys[mask].map(table)
-        return out
+            mask = ((days >= lo) & (days < hi)).to_numpy(dtype=bool)
+            out[mask] = _map_table(keys[mask], table)
+        return pd.Series(out, index=keys.index)
+
+
+def _map_table(keys: pd.Series, table: object) -> np.ndarray:
+    """table[key] for every key as float64, through one Arrow hash lookup rather than a Python call per row."""
+    assert isinstance(table, dict)
+    names = [str(k) for k in table]
+    values = np.array([float(v) for v in table.values()] + [np.nan], dtype="float64")
+    at = pc.index_in(arrow(keys.astype("str")), value_set=pa.array(names, type=pa.string()))
+    return values[at.fill_null(len(names)).to_numpy(zero_copy_only=False)]
 
 
 def _parse_date(key: object, where: str) -> dt.date:

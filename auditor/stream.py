@@ -228,7 +228,7 @@ def audit_by_partition(
                 part = lay.parts.get(table, {}).get(key)
                 if part is None:
                     continue
-                source, clean, q, _ = _load_file(TABLES[table], part, part.relative_to(path).as_posix())
+                source, clean, q, _, _ = _load_file(TABLES[table], part, part.relative_to(path).as_posix())
                 clean, dq = _quarantine_duplicates(table, clean, repeated.get(table, set()), first_seen.get(table, {}))
                 source.rows_quarantined += len(dq)
                 group_sources.append(source)

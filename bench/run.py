@@ -18,6 +18,7 @@ import platform
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,6 +149,23 @@ def compare_pandera(ctx) -> list[dict[str, object]]:
     return out
 
 
+def planted_check(bundle: Path, violations: Path) -> str:
+    """Whether the audit found exactly the planted breaches (by rule, round and item): a fast audit
+    that misses or invents findings is no faster audit."""
+    planted_file = bundle.parent / (bundle.name + ".planted.jsonl")
+    if not planted_file.exists():
+        return "no .planted.jsonl beside the bundle: not compared"
+
+    def keys(path: Path) -> Counter[tuple[object, ...]]:
+        with path.open(encoding="utf-8") as fh:
+            return Counter((r["rule"], r.get("round_id"), r.get("item_id")) for r in map(json.loads, fh))
+
+    planted, found = keys(planted_file), keys(violations)
+    if planted == found:
+        return f"findings = planted breaches ({planted.total():,} of them)"
+    return f"MISMATCH: {(planted - found).total():,} planted not found, {(found - planted).total():,} found not planted"
+
+
 def measured(cmd: list[str]) -> tuple[dict[str, object], float]:
     """Run a child audit; its RESULT line and its own peak memory in GB (os.wait4's rusage)."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, cwd=ROOT)
@@ -181,7 +199,8 @@ def main() -> None:
     bundle = args.bundle or ROOT / "bench" / "out" / f"month-{args.rounds // 1000}k"
     ensure_bundle(bundle, args.rounds)
     read_s, read_rows = min((pyarrow_read(bundle) for _ in range(2)), key=lambda x: x[0])
-    report, peak_gb = measured([sys.executable, __file__, "--child", str(bundle), str(bundle.parent / (bundle.name + "-report"))])
+    out = bundle.parent / (bundle.name + "-report")
+    report, peak_gb = measured([sys.executable, __file__, "--child", str(bundle), str(out)])
     if not args.no_pandera:
         report.update(measured([sys.executable, __file__, "--child-pandera", str(bundle)])[0])
     t = report["timings"]
@@ -198,6 +217,7 @@ def main() -> None:
     print(f"  {'outputs (jsonl, summary, html)':34s} {t['outputs']:8.2f} s")
     total_rows = sum(report["rows"].values())
     print(f"\noverall: {total_rows / t['total']:,.0f} rows/s through the whole audit")
+    print(f"correctness: {planted_check(bundle, out / 'violations.jsonl')}")
     if args.by_partition:
         parts = bundle.parent / (bundle.name + "-by-day")
         if not (parts / "cdf_coups").is_dir():

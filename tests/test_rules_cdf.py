@@ -290,8 +290,16 @@ def test_cdf133_cards_to_highest_stake(tmp_path: Path) -> None:
     good = [stake_row("S1", "C1", player="P2", seat=2, amount=3000), stake_row("S2", "C1", player="P3", seat=3, amount=1000)]
     bad = [stake_row("S3", "C2", player="P2", seat=2, amount=3000), stake_row("S4", "C2", player="P3", seat=3, amount=1000)]
     banc = [stake_row("S5", "C3", player="P3", seat=3, kind="banc", amount=10000)]
-    coups = [coup("C1", player_id="P2"), coup("C2", player_id="P3"), coup("C3", player_id="P3")]
-    assert found(audit(tmp_path, cdf(coups, good + bad + banc), "CDF133")) == [("C2", None)]
+    # A player's stakes on the coup count together; equal highest stakes may each hold the cards.
+    summed = [stake_row("S6", "C4", player="P2", seat=2, amount=1500), stake_row("S7", "C4", player="P3", seat=3, amount=2500),
+              stake_row("S8", "C4", player="P2", seat=2, amount=1500)]
+    tie = [stake_row("S9", "C5", player="P2", seat=2, amount=2000), stake_row("S10", "C5", player="P3", seat=3, amount=2000)]
+    outsummed = [stake_row(f"SX{n}", "C6", player=p, seat=s, amount=a) for n, (p, s, a) in enumerate([("P2", 2, 1500), ("P3", 3, 2500), ("P2", 2, 1500)])]
+    coups = [coup("C1", player_id="P2"), coup("C2", player_id="P3"), coup("C3", player_id="P3"), coup("C4", player_id="P2"),
+             coup("C5", player_id="P3"), coup("C6", player_id="P3")]
+    f = audit(tmp_path, cdf(coups, good + bad + banc + summed + tie + outsummed), "CDF133")
+    assert found(f) == [("C2", None), ("C6", None)]
+    assert list(f["expected"]) == ["P2", "P2"] and list(f["observed"]) == ["P3", "P3"]
 
 
 def test_cdf134_third_card_face_up(tmp_path: Path) -> None:

@@ -25,6 +25,25 @@ def test_log002_later_duplicates_are_reported_and_quarantined(tmp_path: Path) ->
     assert "first at cdf_stakes.csv:1" in f.iloc[0]["message"]
 
 
+def test_log002_counts_only_rows_that_passed_log001_and_spans_files(tmp_path: Path) -> None:
+    # Row 1 of the CSV is quarantined (LOG001): the first *audited* S1 is row 2, and the JSONL
+    # file's S1 and S2 are later occurrences of ids the CSV holds.
+    stakes = [stake_row("S1", amount=-5), stake_row("S1"), stake_row("S2"), stake_row("S1", player="P9")]
+    write_bundle(tmp_path, cdf([coup("C1")], stakes))
+    write_bundle(tmp_path, {"cdf_stakes": [stake_row("S2", player="P7"), stake_row("S3")]}, fmt="jsonl")
+    bundle = load_bundle(tmp_path)
+    q = bundle.quarantine.sort_values(["file", "line"])
+    assert list(zip(q["rule"], q["file"], q["line"], strict=True)) == [
+        ("LOG001", "cdf_stakes.csv", 1), ("LOG002", "cdf_stakes.csv", 4), ("LOG002", "cdf_stakes.jsonl", 1)
+    ]
+    reasons = dict(zip(q["line"], q["reason"], strict=True))
+    assert reasons[4].endswith("first at cdf_stakes.csv:2") and q.iloc[2]["reason"].endswith("first at cdf_stakes.csv:3")
+    assert sorted(bundle.frames["cdf_stakes"]["stake_id"]) == ["S1", "S2", "S3"]
+    assert sorted(bundle.ids_seen["cdf_stakes"].to_pylist()) == ["S1", "S2", "S3"]
+    counts = {f.name: (f.rows_read, f.rows_quarantined) for f in bundle.files}
+    assert counts["cdf_stakes.csv"] == (4, 2) and counts["cdf_stakes.jsonl"] == (2, 1)
+
+
 def test_log003_orphans_and_wrong_game(tmp_path: Path) -> None:
     wheel = CDF_TABLE | {"table_id": "W1", "game": "wheel_of_fortune"}
     tables = {"tables": [CDF_TABLE, wheel], "cdf_coups": [coup("C1"), coup("C2", table_id="W1", shoe_id="X"), coup("C3", table_id="T9", shoe_id="Y")],

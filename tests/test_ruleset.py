@@ -69,3 +69,14 @@ def test_a_rule_uses_the_value_in_force_on_each_rounds_date(tmp_path: Path) -> N
     assert audit(tmp_path / "b", cdf(coups), "CDF120").empty  # the default ruleset (4 players throughout)
     findings = run_audit(load_bundle(tmp_path / "b"), ruleset, select_rules("CDF120"), lang="en").findings
     assert list(findings["round_id"]) == ["C2"] and findings.iloc[0]["expected"] == 5
+
+
+def test_a_table_valued_parameter_is_looked_up_per_row_by_date(tmp_path: Path) -> None:
+    old = "values = { 2025-12-10 = { asos = 61, petit = 1, gran = 1 } }"
+    rs = load_ruleset(_write(tmp_path, old[:-2] + ", 2026-07-01 = { asos = 60, petit = 1, gran = 1 } }", old))
+    keys = pd.Series(["asos", "petit", "asos", "unknown", None], dtype="str", index=[4, 3, 2, 1, 0])
+    when = pd.Series(pd.to_datetime(["2026-03-01T10:00Z", "2026-08-01T00:00Z", "2026-07-01T00:00Z", "2026-03-01T00:00Z", "2026-03-01T00:00Z"]), index=keys.index)
+    odds = rs.lookup("dice_odds", keys, when)
+    assert list(odds.index) == [4, 3, 2, 1, 0]
+    assert odds.iloc[:3].tolist() == [61.0, 1.0, 60.0] and odds.iloc[3:].isna().all()
+    assert load_ruleset("decret-455-2025").lookup("dice_odds", keys, when).iloc[:3].tolist() == [61.0, 1.0, 61.0]

@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from auditor.frames import isin, unique_strings
+from auditor.frames import arrow, isin
 from auditor.loading.coerce import as_text, coerce, finalize_dtypes
 from auditor.loading.readers import RawTable, UnreadableFile, read_raw
 from auditor.schema import REPORTED_ON, SETTLED_VIA_PARENT, TABLES, Table
@@ -160,21 +161,22 @@ def _raw_ids(table: Table, raw: pd.DataFrame) -> pd.DataFrame:
     return ids
 
 
-def _load_file(table: Table, path: Path, name: str) -> tuple[SourceFile, pd.DataFrame, pd.DataFrame, pd.Series]:
-    """One file: (its record, clean typed rows, quarantine rows, every id it names)."""
+def _load_file(table: Table, path: Path, name: str) -> tuple[SourceFile, pd.DataFrame, pd.DataFrame, pd.Series, np.ndarray]:
+    """One file: (its record, clean typed rows, quarantine rows, the id of every row read that split
+    into cells, which of those rows are clean)."""
     source = SourceFile(name=name, table=table.name, sha256=sha256_of(path))
     empty_ids = pd.Series([], dtype=object)
     try:
         raw = read_raw(path, [c.name for c in table.columns if c.type in ("str", "enum", "cards", "timestamp", "date")])
     except UnreadableFile as exc:
         source.error = str(exc)
-        return source, pd.DataFrame(), _unreadable(table, name, str(exc)), empty_ids
+        return source, pd.DataFrame(), _unreadable(table, name, str(exc)), empty_ids, np.zeros(0, dtype=bool)
     source.rows_read = raw.rows_read
     missing = [c.name for c in table.columns if c.req == "req" and c.name not in raw.frame.columns]
     if missing and (len(raw.frame) or not raw.errors):
         source.error = "missing required column(s): " + ", ".join(missing)
         source.rows_quarantined = source.rows_read
-        return source, pd.DataFrame(), _unreadable(table, name, source.error, source.rows_read), empty_ids
+        return source, pd.DataFrame(), _unreadable(table, name, source.error, source.rows_read), empty_ids, np.zeros(0, dtype=bool)
     typed, errors = coerce(table, raw.frame)
     ids = _raw_ids(table, raw.frame)
     quarantine = _quarantine_rows(table, name, raw, ids, errors, raw.errors)
@@ -182,12 +184,13 @@ def _load_file(table: Table, path: Path, name: str) -> tuple[SourceFile, pd.Data
     for err in errors:
         bad[err.positions] = True
     # Filtering copies every column: only pay for it when a row was actually quarantined.
-    clean = finalize_dtypes(typed[~bad].copy() if bad.any() else typed, table)
+    clean = finalize_dtypes(typed[~bad] if bad.any() else typed, table)
     clean["_file"] = name
     clean["_line"] = raw.lines[~bad] if bad.any() else raw.lines
     source.rows_quarantined = int(bad.sum()) + len(raw.errors)
-    named = ids["own_id"] if "own_id" in ids else empty_ids
-    return source, clean, quarantine, named
+    if "own_id" not in ids:
+        return source, clean, quarantine, empty_ids, np.zeros(0, dtype=bool)
+    return source, clean, quarantine, ids["own_id"], ~bad
 
 
 def _unreadable(table: Table, name: str, reason: str, rows: int | None = None) -> pd.DataFrame:
@@ -198,22 +201,37 @@ def _unreadable(table: Table, name: str, reason: str, rows: int | None = None) -
     )
 
 
-def _deduplicate(table: Table, frame: pd.DataFrame, maybe_duplicates: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Later occurrences of an id, quarantined as LOG002. `maybe_duplicates=False` when the ids of
-    every row read are known to be distinct, which spares hashing them again."""
-    if not table.id_column or frame.empty or not maybe_duplicates:
-        return frame, pd.DataFrame(columns=QUARANTINE_COLUMNS)
-    dup = frame.duplicated(table.id_column, keep="first").to_numpy()
+def _deduplicate(table: Table, frame: pd.DataFrame, named: list[pd.Series], clean: list[np.ndarray]) -> tuple[pd.DataFrame, pd.DataFrame, pa.Array]:
+    """Later occurrences of an id among the clean rows, quarantined as LOG002, and every distinct id
+    the table's rows name (quarantined rows included, for LOG003).
+
+    The ids of every row read are hashed once (Arrow's dictionary encoding): its dictionary is the set
+    of ids, its codes find the repeated ones, so no id is hashed twice."""
+    none = pd.DataFrame(columns=QUARANTINE_COLUMNS)
+    arrays = [arrow(n) for n in named if len(n)]
+    if not arrays:
+        return frame, none, pa.array([], type=pa.large_string())
+    if len({a.type for a in arrays}) > 1:
+        arrays = [a.cast(pa.large_string()) for a in arrays]
+    encoded = pc.dictionary_encode(pa.concat_arrays(arrays) if len(arrays) > 1 else arrays[0])
+    seen = encoded.dictionary
+    if not table.id_column or frame.empty or len(seen) == len(encoded) - encoded.null_count:
+        return frame, none, seen
+    mask = np.concatenate([c for c in clean if len(c)])
+    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)[mask]
+    if len(codes) != len(frame):
+        raise AssertionError(f"{table.name}: {len(codes)} ids for {len(frame)} clean rows")
+    # First clean row of each id; every other row holding it is a later occurrence.
+    first = np.full(len(seen), len(codes), dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(len(codes), dtype=np.int64))
+    first_row = first[codes]
+    dup = first_row != np.arange(len(codes))
     if not dup.any():
-        return frame, pd.DataFrame(columns=QUARANTINE_COLUMNS)
+        return frame, none, seen
     rows = frame[dup]
-    # Where each repeated id first stands: index only the rows of repeated ids, not the whole table.
-    repeated = isin(frame[table.id_column], rows[table.id_column].unique())
-    first = frame[repeated & ~dup].set_index(table.id_column)
-    first_at = first.loc[rows[table.id_column], "_file"].astype(str).to_numpy(dtype=object) + ":" + (
-        first.loc[rows[table.id_column], "_line"].astype(str).to_numpy(dtype=object)
-    )
-    return frame[~dup].reset_index(drop=True), duplicate_rows(table.name, rows, first_at)
+    at = first_row[dup]
+    first_at = frame["_file"].iloc[at].to_numpy(dtype=object) + ":" + frame["_line"].to_numpy()[at].astype(str).astype(object)
+    return frame[~dup].reset_index(drop=True), duplicate_rows(table.name, rows, first_at), seen
 
 
 def duplicate_rows(table: str, rows: pd.DataFrame, first_at: np.ndarray | list[str]) -> pd.DataFrame:
@@ -299,20 +317,20 @@ def load_bundle(path: Path, progress: Progress | None = None, tables: set[str] |
         table = TABLES[table_name]
         parts: list[pd.DataFrame] = []
         named: list[pd.Series] = []
+        clean_rows: list[np.ndarray] = []
         for file_path in found[table_name]:
             name = file_path.relative_to(path).as_posix()
             say(f"reading {name}")
-            source, clean, q, ids = _load_file(table, file_path, name)
+            source, clean, q, ids, is_clean = _load_file(table, file_path, name)
             files.append(source)
             if len(clean):
                 parts.append(clean)
             if len(q):
                 quarantine.append(q)
             named.append(ids)
+            clean_rows.append(is_clean)
         frame = (parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)) if parts else _empty(table)
-        seen = unique_strings(named) if named else pa.array([], type=pa.large_string())
-        named_count = sum(int(n.notna().sum()) for n in named)
-        frame, dups = _deduplicate(table, frame, maybe_duplicates=len(seen) != named_count)
+        frame, dups, seen = _deduplicate(table, frame, named, clean_rows)
         if len(dups):
             late.append(dups)
         frames[table_name] = frame

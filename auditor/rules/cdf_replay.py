@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import fixed_width_bytes
+from auditor.frames import fixed_width_bytes, join_on_key
 from auditor.rules.base import Context
 
 RANKS = "A23456789TJQK"
@@ -122,8 +122,7 @@ def prepare_coups(ctx: Context) -> pd.DataFrame:
     rp = replay(coups, ctx)
     df = pd.concat([coups, rp], axis=1)
     if ctx.has("tables"):
-        tables = ctx.frame("tables").set_index("table_id")[["min_cents", "authorised_min_cents", "bank_unlimited"]]
-        df = df.join(tables, on="table_id")
+        df = join_on_key(df, ctx.frame("tables"), "table_id", "table_id", ["min_cents", "authorised_min_cents", "bank_unlimited"])
     else:
         df["min_cents"] = pd.NA
         df["authorised_min_cents"] = pd.NA
@@ -161,6 +160,6 @@ def stakes(ctx: Context) -> pd.DataFrame:
     def build(c: Context) -> pd.DataFrame:
         cols = ["coup_id", "table_id", "ts", "bank_cents", "min_cents", "true_outcome", "status", "settled",
                 "prev_coup_id", "has_prev"]
-        return c.frame("cdf_stakes").join(coups(c).set_index("coup_id")[cols[1:]], on="coup_id", how="inner")
+        return join_on_key(c.frame("cdf_stakes"), coups(c), "coup_id", "coup_id", cols[1:], how="inner", position="coup_pos")
 
     return ctx.prepared("cdf_stakes", build)  # type: ignore[return-value]

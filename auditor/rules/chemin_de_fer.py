@@ -10,8 +10,9 @@ from fractions import Fraction
 
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 
-from auditor.frames import isin
+from auditor.frames import arrow
 from auditor.rules import cdf_replay as cdf
 from auditor.rules.base import Context, at_least, hits, no_hits, rule
 
@@ -625,17 +626,18 @@ def banc_seguit_right(ctx: Context) -> pd.DataFrame:
     seguit = s[(s["kind"] == "banc_seguit") & s["has_prev"]]
     if seguit.empty:
         return no_hits()
-    c = cdf.coups(ctx).set_index("coup_id")
-    all_stakes = ctx.frame("cdf_stakes")
-    lost_banc = all_stakes[all_stakes["kind"].isin(cdf.BANC_KINDS)][["coup_id", "player_id"]].copy()
-    outcome = lost_banc["coup_id"].map(c["true_outcome"])
-    status = lost_banc["coup_id"].map(c["status"])
-    lost_banc = lost_banc[(outcome == "banker") & (status == "settled")].drop_duplicates()
-    lost_banc = lost_banc.rename(columns={"coup_id": "prev_coup_id"}).assign(entitled=True)
-    lost_banc["prev_coup_id"] = lost_banc["prev_coup_id"].astype(object)
-    keyed = seguit.assign(prev_coup_id=seguit["prev_coup_id"].astype(object))
-    ok = keyed.merge(lost_banc, on=["prev_coup_id", "player_id"], how="left")["entitled"].fillna(False).to_numpy(dtype=bool)
-    return hits(seguit, ~ok, round_col="coup_id", item_col="stake_id", expected="banc lost on the previous coup", observed=seguit["player_id"].astype(object))
+    c = cdf.coups(ctx)
+    lost_coup = ((c["true_outcome"] == "banker") & (c["status"] == "settled")).to_numpy(dtype=bool)
+    # (coup position, player code) pairs as integers; the previous coup is the row before in `c`.
+    players = pc.dictionary_encode(arrow(s["player_id"]))
+    n_players = len(players.dictionary) + 1
+    code = pc.fill_null(players.indices, n_players - 1).to_numpy(zero_copy_only=False)
+    at = s["coup_pos"].to_numpy()
+    banc = s["kind"].isin(cdf.BANC_KINDS).to_numpy(dtype=bool) & lost_coup[at]
+    lost_pairs = at[banc] * n_players + code[banc]
+    is_seguit = ((s["kind"] == "banc_seguit") & s["has_prev"]).to_numpy(dtype=bool)
+    ok = np.isin((at[is_seguit] - 1) * n_players + code[is_seguit], lost_pairs)
+    return hits(seguit, ~ok, round_col="coup_id", item_col="stake_id", expected="banc lost on the previous coup", observed=lambda f: f["player_id"].astype(object))
 
 
 @rule(
@@ -652,21 +654,32 @@ def cards_to_highest_stake(ctx: Context) -> pd.DataFrame:
     Passes: seated stakes 3,000 (P2) and 1,000 (P3), cards to P2. Fails: cards to P3.
     """
     c = cdf.coups(ctx)
-    s = ctx.frame("cdf_stakes")
-    seated = s[s["seat"].notna() & (s["kind"] == "punt")]
-    per_player = seated.groupby(["coup_id", "player_id"], observed=True, sort=False)["amount_cents"].sum().reset_index()
-    top = per_player.groupby("coup_id", observed=True, sort=False)["amount_cents"].transform("max")
-    leaders = per_player.loc[per_player["amount_cents"] == top, ["coup_id", "player_id"]]
-    judged = c[(c["any_banc"] == 0).to_numpy() & isin(c["coup_id"], leaders["coup_id"])]
-    marks = leaders.assign(leader=True)
-    ok = judged[["coup_id", "player_id"]].merge(marks, on=["coup_id", "player_id"], how="left")["leader"].fillna(False).to_numpy(dtype=bool)
+    s = cdf.stakes(ctx)
+    seated = s[(s["seat"].notna() & (s["kind"] == "punt")).to_numpy(dtype=bool)]
+    # Integers throughout: the coup by its position in `c`, the player by its code among the
+    # (few) players of the stakes.
+    players = pc.dictionary_encode(arrow(seated["player_id"]))
+    n_players = len(players.dictionary) + 1
+    pair = seated["coup_pos"].to_numpy() * n_players + pc.fill_null(players.indices, -1).to_numpy(zero_copy_only=False)
+    pairs, group = np.unique(pair, return_inverse=True)
+    totals = np.bincount(group, weights=seated["amount_cents"].to_numpy(dtype="float64"), minlength=len(pairs))
+    pair_coup = pairs // n_players
+    top = np.full(len(c), -np.inf)
+    np.maximum.at(top, pair_coup, totals)
+    leader_pairs = pairs[totals == top[pair_coup]]
+    punt_code = pc.fill_null(pc.index_in(arrow(c["player_id"]), value_set=players.dictionary), n_players - 1).to_numpy(zero_copy_only=False)
+    punt_pair = np.arange(len(c), dtype=np.int64) * n_players + punt_code
+    judged = (c["any_banc"] == 0).to_numpy() & np.isfinite(top)
+    bad = judged & ~np.isin(punt_pair, leader_pairs)
 
     def expected(f: pd.DataFrame) -> pd.Series:
-        mine = leaders[isin(leaders["coup_id"], f["coup_id"])]
-        names = mine.groupby("coup_id", observed=True)["player_id"].agg(lambda p: "|".join(sorted(map(str, p))))
-        return f["coup_id"].map(names).astype(object)
+        rows = c.index.get_indexer(f.index)
+        names = np.asarray(players.dictionary.to_pylist(), dtype=object)
+        mine = leader_pairs[np.isin(leader_pairs // n_players, rows)]
+        by_coup = pd.Series(names[mine % n_players], index=mine // n_players).groupby(level=0).agg(lambda p: "|".join(sorted(map(str, p))))
+        return pd.Series(by_coup.reindex(rows).to_numpy(), index=f.index, dtype=object)
 
-    return hits(judged, ~ok, round_col="coup_id", expected=expected, observed=judged["player_id"].astype(object))
+    return hits(c, bad, round_col="coup_id", expected=expected, observed=lambda f: f["player_id"].astype(object))
 
 
 @rule(

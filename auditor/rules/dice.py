@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from auditor.frames import join_on_key
 from auditor.rules.base import Context, hits, iso, no_hits, rule
 
 EP = "25"
@@ -34,7 +35,7 @@ def _throws(ctx: Context) -> pd.DataFrame:
         for col in ("throw_id", "dice_set_id", "null_reason", "ts"):
             t["prev_" + col] = t[col].shift().where(same)
         if c.has("tables"):
-            t = t.join(c.frame("tables").set_index("table_id")[["min_cents", "max_cents"]], on="table_id")
+            t = join_on_key(t, c.frame("tables"), "table_id", "table_id", ["min_cents", "max_cents"])
         else:
             t["min_cents"] = np.nan
             t["max_cents"] = np.nan
@@ -48,12 +49,12 @@ def _throws(ctx: Context) -> pd.DataFrame:
 def _bets(ctx: Context) -> pd.DataFrame:
     def build(c: Context) -> pd.DataFrame:
         cols = ["table_id", "ts", "true_result", "settled", "touched", "min_cents", "max_cents"]
-        b = c.frame("dice_bets").join(_throws(c).set_index("throw_id")[cols], on="throw_id", how="inner")
+        b = join_on_key(c.frame("dice_bets"), _throws(c), "throw_id", "throw_id", cols, how="inner", position="throw_pos")
         b["played"] = b["chips_cents"].where(b["placement"] != "boundary", b["chips_cents"] // 2)
         small_big = b["min_cents"] * c.param_array("small_big_max_multiple", b["ts"])
         b["max_small_big"] = np.fmin(small_big, b["max_cents"])
         b["max_asos"] = b["min_cents"] * c.param_array("asos_max_multiple", b["ts"])
-        b["odds"] = c.ruleset.lookup("dice_odds", b["target"].astype(object), b["ts"])
+        b["odds"] = c.ruleset.lookup("dice_odds", b["target"], b["ts"])
         return b
 
     return ctx.prepared("dice_bets", build)  # type: ignore[return-value]
@@ -280,21 +281,35 @@ def collect_before_pay(ctx: Context) -> pd.DataFrame:
     Passes: collect asos (1), collect gran (2), pay petit (3). Fails: pay petit (1), collect gran (2).
     """
     b = _bets(ctx)
-    col = b[b["collected"] & b["collect_seq"].notna()]
-    paid = b[(b["payout_cents"] > 0) & b["paid_seq"].notna()]
-    last_collect = col.groupby("throw_id", observed=True)["collect_seq"].max()
-    first_pay = paid.groupby("throw_id", observed=True)["paid_seq"].min()
-    both = pd.concat([last_collect, first_pay], axis=1, join="inner")
-    late = both.index[(both["collect_seq"] > both["paid_seq"]).to_numpy()]
-    firsts = col.sort_values(["throw_id", "collect_seq"], kind="stable").drop_duplicates("throw_id").set_index("throw_id")["target"]
-    has_asos = col[col["target"] == "asos"]["throw_id"].unique()
-    not_asos_first = firsts.index[(firsts != "asos").to_numpy() & firsts.index.isin(has_asos)]
     t = _throws(ctx)
-    sel = t[t["throw_id"].isin(late) | t["throw_id"].isin(not_asos_first)]
-    if sel.empty:
+    n = len(t)
+    at = b["throw_pos"].to_numpy()
+    collect_seq = b["collect_seq"].astype("float64").to_numpy()
+    paid_seq = b["paid_seq"].astype("float64").to_numpy()
+    col = b["collected"].to_numpy(dtype=bool) & ~np.isnan(collect_seq)
+    paid = (b["payout_cents"] > 0).to_numpy(dtype=bool) & ~np.isnan(paid_seq)
+    # Per throw (by position in `t`), as integers: no id is hashed again.
+    last_collect = np.full(n, -np.inf)
+    np.maximum.at(last_collect, at[col], collect_seq[col])
+    first_pay = np.full(n, np.inf)
+    np.minimum.at(first_pay, at[paid], paid_seq[paid])
+    late = last_collect > first_pay
+    asos = (b["target"] == "asos").to_numpy(dtype=bool)
+    has_asos = np.zeros(n, dtype=bool)
+    has_asos[at[col & asos]] = True
+    # The first collection of each throw: lowest collect_seq, the earlier row on a tie.
+    rows = np.flatnonzero(col)
+    rows = rows[np.lexsort((collect_seq[rows], at[rows]))]
+    starts = rows[np.r_[True, at[rows][1:] != at[rows][:-1]]] if len(rows) else rows
+    first_target = np.full(n, None, dtype=object)
+    first_target[at[starts]] = b["target"].to_numpy(dtype=object)[starts]
+    not_asos_first = has_asos & (first_target != "asos")
+    bad = late | not_asos_first
+    if not bad.any():
         return no_hits()
-    is_late = sel["throw_id"].isin(late)
-    observed = pd.Series(np.where(is_late, "a payment before a collection", "first collection on " + sel["throw_id"].map(firsts).astype(str)), index=sel.index)
+    sel = t[bad]
+    is_late = late[bad]
+    observed = pd.Series(np.where(is_late, "a payment before a collection", "first collection on " + first_target[bad].astype(str)), index=sel.index)
     expected = pd.Series(np.where(is_late, "all collections before payments", "first collection on asos"), index=sel.index)
     return hits(sel, round_col="throw_id", expected=expected, observed=observed)
 

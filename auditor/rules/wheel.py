@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from auditor.frames import join_on_key
 from auditor.rules.base import Context, at_least, hits, iso, no_hits, rule
 
 EP = "24"
@@ -30,7 +31,7 @@ def _spins(ctx: Context) -> pd.DataFrame:
         else:
             s["layout_symbol"] = np.nan
         if c.has("tables"):
-            s = s.join(c.frame("tables").set_index("table_id")[["min_cents", "max_cents"]], on="table_id")
+            s = join_on_key(s, c.frame("tables"), "table_id", "table_id", ["min_cents", "max_cents"])
         else:
             s["min_cents"] = np.nan
             s["max_cents"] = np.nan
@@ -44,8 +45,8 @@ def _bets(ctx: Context) -> pd.DataFrame:
         cols = ["table_id", "ts", "ts_open", "ts_no_more_bets", "winning_symbol", "status", "settled", "prev_ts_settled", "min_cents", "max_cents"]
         spins = _spins(c)
         # Payouts are judged by the slot the wheel stopped on; a wrong recorded symbol is WHL206's.
-        spins = spins.assign(winning_symbol=spins["layout_symbol"].fillna(spins["symbol"])).set_index("spin_id")[cols]
-        return c.frame("wheel_bets").join(spins, on="spin_id", how="inner")
+        spins = spins.assign(winning_symbol=spins["layout_symbol"].fillna(spins["symbol"]))
+        return join_on_key(c.frame("wheel_bets"), spins, "spin_id", "spin_id", cols, how="inner")
 
     return ctx.prepared("wheel_bets", build)  # type: ignore[return-value]
 
@@ -186,7 +187,7 @@ def payout_odds(ctx: Context) -> pd.DataFrame:
     b = _bets(ctx)
     withdrawn = (b["ts_withdrawn"] < b["ts_no_more_bets"]).fillna(False)
     wins = (b["symbol"] == b["winning_symbol"]) & ~withdrawn
-    odds = ctx.ruleset.lookup("wheel_odds", b["symbol"].astype(object), b["ts"])
+    odds = ctx.ruleset.lookup("wheel_odds", b["symbol"], b["ts"])
     pay = (b["stake_cents"] * odds).where(wins, 0).round().astype("int64")
     back = wins | withdrawn
     bad = b["settled"] & ((b["payout_cents"] != pay) | (b["stake_returned"] != back))

@@ -1,0 +1,60 @@
+"""The frame helpers must agree with pandas' own operations they replace."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from auditor.frames import join_on_key, positions
+
+
+def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
+    rounds = pd.DataFrame(
+        {
+            "round_id": pd.array(["r1", "r2", "r3"], dtype="str"),
+            "ts": pd.to_datetime(["2026-01-01T10:00Z", "2026-01-01T10:01Z", "2026-01-01T10:02Z"], utc=True),
+            "min_cents": np.array([100, 200, 300], dtype=np.int64),
+            "settled": np.array([True, False, True]),
+            "symbol": pd.array(["a", None, "c"], dtype="str"),
+        },
+        index=[10, 11, 12],
+    )
+    items = pd.DataFrame(
+        {
+            "item_id": pd.array(["i1", "i2", "i3", "i4", "i5"], dtype="str"),
+            "round_id": pd.array(["r3", "r1", "orphan", "r3", None], dtype="str"),
+            "stake": np.arange(5, dtype=np.int64),
+        },
+        index=[7, 3, 5, 1, 9],
+    )
+    return rounds, items
+
+
+@pytest.mark.parametrize("how", ["inner", "left"])
+def test_join_on_key_matches_pandas_join(how: str) -> None:
+    rounds, items = _frames()
+    cols = ["ts", "min_cents", "settled", "symbol"]
+    ours = join_on_key(items, rounds, "round_id", "round_id", cols, how=how)  # type: ignore[arg-type]
+    theirs = items.join(rounds.set_index("round_id")[cols], on="round_id", how=how)  # type: ignore[arg-type]
+    pd.testing.assert_frame_equal(ours, theirs)
+
+
+def test_join_on_key_keeps_numpy_dtypes_when_every_key_matches() -> None:
+    rounds, items = _frames()
+    items = items[items["round_id"].isin(["r1", "r3"])]
+    out = join_on_key(items, rounds, "round_id", "round_id", ["min_cents", "settled"], how="left")
+    assert out["min_cents"].dtype == np.int64 and out["settled"].dtype == bool
+    assert out["min_cents"].tolist() == [300, 100, 300]
+
+
+def test_join_on_key_refuses_a_column_on_both_sides() -> None:
+    rounds, items = _frames()
+    with pytest.raises(ValueError, match="both sides"):
+        join_on_key(items, rounds, "round_id", "round_id", ["round_id"], how="left")
+
+
+def test_positions_never_match_nulls() -> None:
+    ids = pd.Series(["a", None, "b"], dtype="str")
+    keys = pd.Series([None, "b", "x", "a"], dtype="str")
+    assert positions(keys, ids).tolist() == [-1, 2, -1, 0]
