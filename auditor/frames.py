@@ -59,15 +59,17 @@ def positions(keys: pd.Series, ids: pd.Series) -> np.ndarray:
 
 def join_on_key(
     left: pd.DataFrame, right: pd.DataFrame, left_on: str, right_key: str, columns: list[str],
-    how: Literal["inner", "left"] = "left", position: str | None = None,
+    how: Literal["inner", "left"] = "left", position: str | None = None, at: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """`left.join(right.set_index(right_key)[columns], on=left_on, how=how)` for a `right` whose keys
     are unique (a table's rows after deduplication): the keys are hashed once by Arrow and every
     column is gathered by position, which spares pandas' join of two string indexes. Rows of `left`
     keep their order and index labels; with how="left" a row without a match gets nulls.
     `position` names a column to hold each row's position in `right` (-1: no match), so that rules can
-    group items by their round as integers rather than by hashing ids again."""
-    at = positions(left[left_on], right[right_key])
+    group items by their round as integers rather than by hashing ids again; `at` passes positions
+    already computed with `positions(left[left_on], right[right_key])`."""
+    if at is None:
+        at = positions(left[left_on], right[right_key])
     if how == "inner":
         kept = at >= 0
         if not kept.all():
@@ -84,6 +86,16 @@ def join_on_key(
     if position:
         out[position] = at
     return out
+
+
+def in_sorted(values: np.ndarray, members: np.ndarray) -> np.ndarray:
+    """np.isin(values, members) for integer keys, by binary search in the sorted members (np.isin
+    sorts both sides every time)."""
+    members = np.sort(members)
+    if len(members) == 0:
+        return np.zeros(len(values), dtype=bool)
+    at = np.searchsorted(members, values)
+    return members[np.minimum(at, len(members) - 1)] == values
 
 
 def unique_strings(parts: list[pd.Series] | list[pa.Array]) -> pa.Array:

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from auditor.frames import join_on_key, positions
+from auditor.frames import in_sorted, join_on_key, positions
 
 
 def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -58,3 +58,10 @@ def test_positions_never_match_nulls() -> None:
     ids = pd.Series(["a", None, "b"], dtype="str")
     keys = pd.Series([None, "b", "x", "a"], dtype="str")
     assert positions(keys, ids).tolist() == [-1, 2, -1, 0]
+
+
+def test_in_sorted_is_isin() -> None:
+    rng = np.random.default_rng(7)
+    values, members = rng.integers(-50, 50, 1000), rng.integers(-40, 40, 30)
+    assert (in_sorted(values, members) == np.isin(values, members)).all()
+    assert not in_sorted(values, np.array([], dtype=np.int64)).any()

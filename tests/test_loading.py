@@ -195,3 +195,15 @@ def test_jsonl_fast_and_careful_paths_agree(tmp_path: Path) -> None:
     assert list(fast.quarantine["line"]) == list(slow.quarantine["line"]) == [2]
     assert "without a UTC offset" in fast.quarantine.iloc[0]["reason"]
     assert list(fast.frames["cdf_coups"]["coup_id"]) == ["C1", "C3"] and list(slow.frames["cdf_coups"]["coup_id"]) == ["C1", "3"]
+
+
+@pytest.mark.parametrize("sample", ["malformed-log", "casino-month", "casino-month-by-day"])
+def test_loading_tables_in_threads_gives_the_same_bundle(sample: str) -> None:
+    path = Path(__file__).resolve().parent.parent / "samples" / sample
+    one, two = load_bundle(path, threads=1), load_bundle(path, threads=2)
+    assert [vars(f) for f in one.files] == [vars(f) for f in two.files]
+    pd.testing.assert_frame_equal(one.quarantine, two.quarantine)
+    assert list(one.frames) == list(two.frames)
+    for name in one.frames:
+        pd.testing.assert_frame_equal(one.frames[name], two.frames[name])
+    assert {t: a.to_pylist() for t, a in one.ids_seen.items()} == {t: a.to_pylist() for t, a in two.ids_seen.items()}

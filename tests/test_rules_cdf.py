@@ -149,6 +149,26 @@ def test_cdf121_six_decks(tmp_path: Path) -> None:
     assert f.iloc[0]["observed"] == "7 × KH"
 
 
+def test_cdf121_counts_each_shoe_of_each_table_apart(tmp_path: Path) -> None:
+    kh = {"player_cards": "KH KH", "banker_cards": "QS 7D"}
+    coups = [coup(f"C{i}", **kh) for i in range(1, 4)]  # T1/S1: 6 × KH
+    coups += [coup(f"C{i}", table_id="T2", coup_no=i - 10, **kh) for i in range(11, 14)]  # T2/S1: another shoe, 6 × KH
+    coups += [coup(f"C{i}", shoe_id="S2", coup_no=i - 20, ts=at(3600 + 60 * i), **kh) for i in range(21, 25)]  # T1/S2: 8 × KH
+    tables = cdf(coups)
+    tables["tables"] = [CDF_TABLE, CDF_TABLE | {"table_id": "T2"}]
+    assert found(audit(tmp_path, tables, "CDF121")) == [("C24", None)]
+
+
+def test_cdf121_the_313th_card_of_a_shoe(tmp_path: Path) -> None:
+    cards = [r + s for r in "A23456789TJQK" for s in "SHDC"]  # 52 cards, 6 to a coup: 52 coups deal 312
+    deck = cards * 6
+    coups = [coup(f"C{i + 1}", player_cards=" ".join(deck[6 * i : 6 * i + 3]), banker_cards=" ".join(deck[6 * i + 3 : 6 * i + 6]))
+             for i in range(52)]
+    assert audit(tmp_path / "a", cdf(coups), "CDF121").empty
+    f = audit(tmp_path / "b", cdf([*coups, coup("C53", player_cards="AS 2S", banker_cards="3S 4S")]), "CDF121")
+    assert found(f) == [("C53", None)] and f.iloc[0]["observed"] == "7 × AS"
+
+
 def test_cdf122_stop_card(tmp_path: Path) -> None:
     coups = [coup("C1"), coup("C2", stop_card=True), coup("C3"), coup("C4", shoe_id="S2", coup_no=1, ts=at(600))]
     f = audit(tmp_path, cdf(coups), "CDF122")

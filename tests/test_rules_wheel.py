@@ -84,8 +84,12 @@ def test_whl210_payout_order(tmp_path: Path) -> None:
     bets = [bet("B1", symbol="7", stake=1000, payout_cents=5000, stake_returned=True, paid_seq=1),
             bet("B2", symbol="7", stake=500, payout_cents=2500, stake_returned=True, paid_seq=2),
             bet("B3", "W1-2", n=2, symbol="7", stake=500, payout_cents=2500, stake_returned=True, paid_seq=1),
-            bet("B4", "W1-2", n=2, symbol="7", stake=500, payout_cents=2500, stake_returned=True, paid_seq=2)]
-    assert found(audit(tmp_path, wheel(spins, bets), "WHL210")) == [("W1-1", None)]
+            bet("B4", "W1-2", n=2, symbol="7", stake=500, payout_cents=2500, stake_returned=True, paid_seq=2),
+            # Listed out of order, paid in order: judged by paid_seq, not by the file's order.
+            bet("B5", "W1-3", n=3, symbol="7", stake=1000, payout_cents=5000, stake_returned=True, paid_seq=2),
+            bet("B6", "W1-3", n=3, symbol="7", stake=500, payout_cents=2500, stake_returned=True, paid_seq=1)]
+    f = audit(tmp_path, wheel([*spins, spin("W1-3", 3)], bets), "WHL210")
+    assert found(f) == [("W1-1", None)] and list(f["observed"]) == ["5000 2500"]
 
 
 def test_whl211_stake_limits(tmp_path: Path) -> None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +20,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.frames import arrow, isin
+from auditor.frames import arrow, isin, positions
 from auditor.loading.coerce import as_text, coerce, finalize_dtypes
 from auditor.loading.readers import RawTable, UnreadableFile, read_raw
 from auditor.schema import REPORTED_ON, SETTLED_VIA_PARENT, TABLES, Table
@@ -27,6 +29,7 @@ SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
 QUARANTINE_COLUMNS = ["rule", "table", "file", "line", "column", "reason", "value", "table_id", "round_id", "item_id"]
 
 Progress = Callable[[str], None]
+LOAD_THREADS = min(2, os.cpu_count() or 1)
 
 
 class BundleError(Exception):
@@ -57,10 +60,28 @@ class Bundle:
     manifest: dict[str, object] | None = None
     manifest_error: str | None = None
     ignored: list[str] = field(default_factory=list)
+    _positions: dict[tuple[str, str, str], np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def name(self) -> str:
         return self.path.resolve().name
+
+    def parent_positions(self, child: str, key: str, parent: str) -> np.ndarray:
+        """For each row of `child`, the row position in `parent` of the record its `key` names, -1
+        when the parent has no such (audited) record. Computed once per bundle: the rules that join
+        items to their rounds and the rule on orphans share one hash lookup."""
+        memo = (child, key, parent)
+        if memo not in self._positions:
+            id_column = TABLES[parent].id_column
+            assert id_column, f"{parent} has no id column"
+            self._positions[memo] = positions(self.frames[child][key], self.frames[parent][id_column])
+        return self._positions[memo]
+
+
+def _size_of(path: Path) -> int:
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return path.stat().st_size
 
 
 def sha256_of(path: Path) -> str:
@@ -299,43 +320,65 @@ def read_manifest(path: Path) -> tuple[dict[str, object] | None, str | None]:
     return data, None
 
 
-def load_bundle(path: Path, progress: Progress | None = None, tables: set[str] | None = None) -> Bundle:
+@dataclass
+class _TableLoad:
+    files: list[SourceFile]
+    frame: pd.DataFrame
+    quarantine: list[pd.DataFrame]  # LOG001, counted in its file's record
+    duplicates: pd.DataFrame  # LOG002, counted afterwards
+    seen: pa.Array | None
+
+
+def _load_table(table: Table, paths: list[Path], root: Path, say: Progress) -> _TableLoad:
+    """Every file of one table: clean rows in file order, their quarantine, and the ids they name."""
+    files: list[SourceFile] = []
+    parts: list[pd.DataFrame] = []
+    quarantine: list[pd.DataFrame] = []
+    named: list[pd.Series] = []
+    clean_rows: list[np.ndarray] = []
+    for file_path in paths:
+        name = file_path.relative_to(root).as_posix()
+        say(f"reading {name}")
+        source, clean, q, ids, is_clean = _load_file(table, file_path, name)
+        files.append(source)
+        if len(clean):
+            parts.append(clean)
+        if len(q):
+            quarantine.append(q)
+        named.append(ids)
+        clean_rows.append(is_clean)
+    frame = (parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)) if parts else _empty(table)
+    frame, dups, seen = _deduplicate(table, frame, named, clean_rows)
+    return _TableLoad(files, frame, quarantine, dups, seen if named else None)
+
+
+def load_bundle(
+    path: Path, progress: Progress | None = None, tables: set[str] | None = None, threads: int = LOAD_THREADS
+) -> Bundle:
+    """Read, type and check every table of the bundle at `path`. Tables are independent until the
+    checks across them (settled stakes), so `threads` of them load at once: Arrow's reading and
+    hashing release the GIL. The result does not depend on `threads`."""
     if not path.exists():
         raise BundleError(f"no such bundle: {path}")
     if not path.is_dir():
         raise BundleError(f"a bundle is a directory of table files: {path} is not a directory")
     say = progress or (lambda _msg: None)
     found, ignored = discover(path)
-    files: list[SourceFile] = []
-    frames: dict[str, pd.DataFrame] = {}
-    quarantine: list[pd.DataFrame] = []
-    ids_seen: dict[str, pa.Array] = {}
-    late: list[pd.DataFrame] = []  # rows quarantined after their file was counted
-    for table_name in TABLES:
-        if table_name not in found or (tables is not None and table_name not in tables):
-            continue
-        table = TABLES[table_name]
-        parts: list[pd.DataFrame] = []
-        named: list[pd.Series] = []
-        clean_rows: list[np.ndarray] = []
-        for file_path in found[table_name]:
-            name = file_path.relative_to(path).as_posix()
-            say(f"reading {name}")
-            source, clean, q, ids, is_clean = _load_file(table, file_path, name)
-            files.append(source)
-            if len(clean):
-                parts.append(clean)
-            if len(q):
-                quarantine.append(q)
-            named.append(ids)
-            clean_rows.append(is_clean)
-        frame = (parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)) if parts else _empty(table)
-        frame, dups, seen = _deduplicate(table, frame, named, clean_rows)
-        if len(dups):
-            late.append(dups)
-        frames[table_name] = frame
-        if named:
-            ids_seen[table_name] = seen
+    wanted = [t for t in TABLES if t in found and (tables is None or t in tables)]
+    if threads > 1 and len(wanted) > 1:
+        # Largest tables first, so that the threads finish together.
+        size = {t: sum(_size_of(p) for p in found[t]) for t in wanted}
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            futures = {t: pool.submit(_load_table, TABLES[t], found[t], path, say) for t in sorted(wanted, key=lambda t: -size[t])}
+            loads = {t: futures[t].result() for t in wanted}
+    else:
+        loads = {t: _load_table(TABLES[t], found[t], path, say) for t in wanted}
+    files = [f for t in wanted for f in loads[t].files]
+    frames = {t: loads[t].frame for t in wanted}
+    quarantine = [q for t in wanted for q in loads[t].quarantine]
+    ids_seen = {t: seen for t in wanted if (seen := loads[t].seen) is not None}
+    late = [loads[t].duplicates for t in wanted if len(loads[t].duplicates)]  # rows quarantined after their file was counted
+    del loads
     late.extend(_settled_requires(frames))
     _count_late_quarantine(files, late)
     parts = [x for x in quarantine + late if len(x)]

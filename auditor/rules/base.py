@@ -128,6 +128,19 @@ class Context:
             self._cache[key] = build(self)
         return self._cache[key]
 
+    def in_order(self, table: str, by: list[str]) -> pd.DataFrame:
+        """The table's rows sorted by `by` (stable), each with `_row`, its position in the bundle's frame."""
+        frame = self.frame(table)
+        return frame.assign(_row=np.arange(len(frame))).sort_values(by, kind="stable").reset_index(drop=True)
+
+    def round_positions(self, items: str, key: str, rounds: str, ordered: pd.DataFrame) -> np.ndarray:
+        """For each row of `items`, the position in `ordered` (the `rounds` table from `in_order`) of
+        the round its `key` names; -1 when there is none (an orphan, LOG003's)."""
+        at = self.bundle.parent_positions(items, key, rounds)
+        where = np.empty(len(ordered), dtype=np.int64)
+        where[ordered["_row"].to_numpy()] = np.arange(len(ordered))
+        return np.where(at >= 0, where[np.maximum(at, 0)] if len(where) else -1, -1)
+
     def param_array(self, name: str, when: pd.Series) -> np.ndarray:
         """The parameter's value in force at each row, as an array (broadcast when it never changed)."""
         value = self.ruleset.series(name, when)

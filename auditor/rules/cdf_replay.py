@@ -96,29 +96,33 @@ def replay(coups: pd.DataFrame, ctx: Context) -> pd.DataFrame:
     return out
 
 
-def _stake_aggregates(stakes: pd.DataFrame) -> pd.DataFrame:
-    punt_side = stakes["kind"].isin(PUNT_SIDE)
-    abon = stakes["kind"] == "abonament"
-    res = stakes["result_cents"].astype("float64").fillna(0)
-    agg = pd.DataFrame(
-        {
-            "coup_id": stakes["coup_id"],
-            "stake_result_sum": res,
-            "punt_side_total": stakes["amount_cents"].where(punt_side, 0),
-            "abonament_total": stakes["amount_cents"].where(abon, 0),
-            "abonament_won": res.where(abon, 0).clip(lower=0),
-            "abonaments": abon.astype("int64"),
-            "bancs": stakes["kind"].isin(BANC_KINDS).astype("int64"),
-            "any_banc": stakes["kind"].isin(BANC_KINDS + ("banc_amb_la_taula",)).astype("int64"),
-            "stakes": 1,
-        }
-    )
-    return agg.groupby("coup_id", observed=True).sum()
+def _stake_aggregates(stakes: pd.DataFrame, at: np.ndarray, n: int) -> dict[str, np.ndarray]:
+    """Per coup (by position; -1 = a stake of no coup, left out): sums and counts of its stakes."""
+    mine = at >= 0
+    at = at[mine]
+    kind = stakes["kind"][mine]
+    punt_side = kind.isin(PUNT_SIDE).to_numpy(dtype=bool)
+    abon = (kind == "abonament").to_numpy(dtype=bool)
+    res = stakes["result_cents"][mine].astype("float64").fillna(0).to_numpy()
+    amount = stakes["amount_cents"][mine].to_numpy(dtype="float64")
+
+    def total(weights: np.ndarray) -> np.ndarray:
+        return np.rint(np.bincount(at, weights=weights, minlength=n)).astype(np.int64)
+
+    return {
+        "stake_result_sum": total(res),
+        "punt_side_total": total(np.where(punt_side, amount, 0)),
+        "abonament_total": total(np.where(abon, amount, 0)),
+        "abonament_won": total(np.where(abon, np.clip(res, 0, None), 0)),
+        "abonaments": np.bincount(at[abon], minlength=n),
+        "bancs": np.bincount(at[kind.isin(BANC_KINDS).to_numpy(dtype=bool)], minlength=n),
+        "any_banc": np.bincount(at[kind.isin((*BANC_KINDS, "banc_amb_la_taula")).to_numpy(dtype=bool)], minlength=n),
+        "stakes": np.bincount(at, minlength=n),
+    }
 
 
 def prepare_coups(ctx: Context) -> pd.DataFrame:
-    coups = ctx.frame("cdf_coups")
-    coups = coups.sort_values(["table_id", "ts", "shoe_id", "coup_no", "_file", "_line"], kind="stable").reset_index(drop=True)
+    coups = ctx.in_order("cdf_coups", ["table_id", "ts", "shoe_id", "coup_no", "_file", "_line"])
     rp = replay(coups, ctx)
     df = pd.concat([coups, rp], axis=1)
     if ctx.has("tables"):
@@ -130,7 +134,10 @@ def prepare_coups(ctx: Context) -> pd.DataFrame:
     df["min_cents"] = df["min_cents"].astype("Float64")
     df["bank_unlimited"] = df["bank_unlimited"].astype("boolean").fillna(False).astype(bool)
     if ctx.has("cdf_stakes"):
-        df = df.join(_stake_aggregates(ctx.frame("cdf_stakes")), on="coup_id")
+        # Each stake's coup by position in the sorted coups: aggregated here, joined in `stakes`.
+        at = ctx.round_positions("cdf_stakes", "coup_id", "cdf_coups", df)
+        for col, values in _stake_aggregates(ctx.frame("cdf_stakes"), at, len(df)).items():
+            df[col] = values
     for col in ("stake_result_sum", "punt_side_total", "abonament_total", "abonament_won", "abonaments", "bancs", "any_banc", "stakes"):
         if col not in df:
             df[col] = 0
@@ -160,6 +167,8 @@ def stakes(ctx: Context) -> pd.DataFrame:
     def build(c: Context) -> pd.DataFrame:
         cols = ["coup_id", "table_id", "ts", "bank_cents", "min_cents", "true_outcome", "status", "settled",
                 "prev_coup_id", "has_prev"]
-        return join_on_key(c.frame("cdf_stakes"), coups(c), "coup_id", "coup_id", cols[1:], how="inner", position="coup_pos")
+        sorted_coups = coups(c)
+        at = c.round_positions("cdf_stakes", "coup_id", "cdf_coups", sorted_coups)
+        return join_on_key(c.frame("cdf_stakes"), sorted_coups, "coup_id", "coup_id", cols[1:], how="inner", position="coup_pos", at=at)  # type: ignore[arg-type]
 
     return ctx.prepared("cdf_stakes", build)  # type: ignore[return-value]

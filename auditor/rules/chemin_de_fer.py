@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from auditor.frames import arrow
+from auditor.frames import arrow, in_sorted
 from auditor.rules import cdf_replay as cdf
 from auditor.rules.base import Context, at_least, hits, no_hits, rule
 
@@ -375,19 +375,28 @@ def six_decks(ctx: Context) -> pd.DataFrame:
     if c.empty:
         return no_hits()
     order = c.sort_values(["table_id", "shoe_id", "coup_no", "_file", "_line"], kind="stable")
-    _, pc, _ = cdf.parse_hands(order["player_cards"])
-    _, bc, _ = cdf.parse_hands(order["banker_cards"])
-    codes = np.concatenate([pc, bc], axis=1)  # n × 6, -1 = no card
-    shoe = pd.factorize(order["table_id"].astype(str) + "\x1f" + order["shoe_id"].astype(str))[0]
+    _, player_codes, _ = cdf.parse_hands(order["player_cards"])
+    _, banker_codes, _ = cdf.parse_hands(order["banker_cards"])
+    codes = np.concatenate([player_codes, banker_codes], axis=1)  # n × 6, -1 = no card
+    # Coups are sorted by shoe, so each shoe's cards are one contiguous run.
+    new_shoe = ((order["table_id"] != order["table_id"].shift()) | (order["shoe_id"] != order["shoe_id"].shift())).to_numpy(dtype=bool)
+    shoe = np.cumsum(new_shoe) - 1
     rows = np.repeat(np.arange(len(order)), 6)
     flat = codes.reshape(-1)
     dealt = flat >= 0
     rows, flat = rows[dealt], flat[dealt]
-    keys = pd.DataFrame({"shoe": shoe[rows], "card": flat})
-    copies = keys.groupby(["shoe", "card"], sort=False).cumcount().to_numpy() + 1
-    nth = keys.groupby("shoe", sort=False).cumcount().to_numpy() + 1
+    shoe_of = shoe[rows]
+    starts = np.flatnonzero(np.r_[True, shoe_of[1:] != shoe_of[:-1]]) if len(rows) else np.zeros(0, dtype=np.int64)
+    nth = np.arange(len(rows)) - np.repeat(starts, np.diff(np.r_[starts, len(rows)])) + 1
     decks = ctx.param_array("decks", order["ts"])[rows]
-    over_card = copies > decks
+    # The n-th copy of a card within its shoe: counted only for the (rare) cards a shoe holds more
+    # than the fewest decks in force, since every other copy is within any limit.
+    key = shoe_of.astype(np.int64) * 52 + flat
+    suspects = (np.bincount(key) > decks.min())[key] if len(key) else np.zeros(0, dtype=bool)
+    copies = np.ones(len(rows), dtype=np.int64)
+    if suspects.any():
+        copies[suspects] = pd.Series(key[suspects]).groupby(key[suspects], sort=False).cumcount().to_numpy() + 1
+    over_card = suspects & (copies > decks)
     over_shoe = nth > decks * 52
     flagged = pd.DataFrame({"row": rows, "card": flat, "copies": copies, "nth": nth, "oc": over_card, "os": over_shoe})
     flagged = flagged[flagged["oc"] | flagged["os"]]
@@ -636,7 +645,7 @@ def banc_seguit_right(ctx: Context) -> pd.DataFrame:
     banc = s["kind"].isin(cdf.BANC_KINDS).to_numpy(dtype=bool) & lost_coup[at]
     lost_pairs = at[banc] * n_players + code[banc]
     is_seguit = ((s["kind"] == "banc_seguit") & s["has_prev"]).to_numpy(dtype=bool)
-    ok = np.isin((at[is_seguit] - 1) * n_players + code[is_seguit], lost_pairs)
+    ok = in_sorted((at[is_seguit] - 1) * n_players + code[is_seguit], lost_pairs)
     return hits(seguit, ~ok, round_col="coup_id", item_col="stake_id", expected="banc lost on the previous coup", observed=lambda f: f["player_id"].astype(object))
 
 
@@ -670,7 +679,7 @@ def cards_to_highest_stake(ctx: Context) -> pd.DataFrame:
     punt_code = pc.fill_null(pc.index_in(arrow(c["player_id"]), value_set=players.dictionary), n_players - 1).to_numpy(zero_copy_only=False)
     punt_pair = np.arange(len(c), dtype=np.int64) * n_players + punt_code
     judged = (c["any_banc"] == 0).to_numpy() & np.isfinite(top)
-    bad = judged & ~np.isin(punt_pair, leader_pairs)
+    bad = judged & ~in_sorted(punt_pair, leader_pairs)
 
     def expected(f: pd.DataFrame) -> pd.Series:
         rows = c.index.get_indexer(f.index)

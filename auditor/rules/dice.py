@@ -21,7 +21,7 @@ REPLACE_AFTER = ("off_table", "defect", "foreign_substance")
 
 def _throws(ctx: Context) -> pd.DataFrame:
     def build(c: Context) -> pd.DataFrame:
-        t = c.frame("dice_throws").sort_values(["table_id", "ts", "_file", "_line"], kind="stable").reset_index(drop=True)
+        t = c.in_order("dice_throws", ["table_id", "ts", "_file", "_line"])
         total = t["die1"].astype("float64") + t["die2"].astype("float64") + t["die3"].astype("float64")
         t["total"] = total
         t["true_result"] = np.select(
@@ -49,7 +49,9 @@ def _throws(ctx: Context) -> pd.DataFrame:
 def _bets(ctx: Context) -> pd.DataFrame:
     def build(c: Context) -> pd.DataFrame:
         cols = ["table_id", "ts", "true_result", "settled", "touched", "min_cents", "max_cents"]
-        b = join_on_key(c.frame("dice_bets"), _throws(c), "throw_id", "throw_id", cols, how="inner", position="throw_pos")
+        t = _throws(c)
+        at = c.round_positions("dice_bets", "throw_id", "dice_throws", t)
+        b = join_on_key(c.frame("dice_bets"), t, "throw_id", "throw_id", cols, how="inner", position="throw_pos", at=at)
         b["played"] = b["chips_cents"].where(b["placement"] != "boundary", b["chips_cents"] // 2)
         small_big = b["min_cents"] * c.param_array("small_big_max_multiple", b["ts"])
         b["max_small_big"] = np.fmin(small_big, b["max_cents"])

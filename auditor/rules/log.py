@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from auditor.frames import isin
@@ -78,7 +79,6 @@ def orphan(ctx: Context) -> pd.DataFrame:
     """
     found: list[pd.DataFrame] = []
     tables = ctx.bundle.frames.get("tables")
-    games = tables.set_index("table_id")["game"] if tables is not None else None
     for name, frame in ctx.bundle.frames.items():
         round_col, item_col = REPORTED_ON[name]
         for key, parent in TABLES[name].parents:
@@ -90,13 +90,19 @@ def orphan(ctx: Context) -> pd.DataFrame:
                 found.append(hits(first, round_col=None, ts_col=None, expected="tables",
                                   detail=pd.Series(note, index=first.index)).assign(table_id=None, line=0))
                 continue
-            missing = ~isin(frame[key], ctx.bundle.ids_seen.get(parent, []))
+            at = ctx.bundle.parent_positions(name, key, parent) if parent in ctx.bundle.frames else np.full(len(frame), -1)
+            missing = at < 0
+            if missing.any():
+                # Not among the audited records: a quarantined one still counts as existing.
+                rows = np.flatnonzero(missing)
+                missing[rows[isin(frame[key].iloc[rows], ctx.bundle.ids_seen.get(parent, []))]] = False
             if missing.any():
                 found.append(hits(frame, missing, round_col=round_col, item_col=item_col, ts_col=None,
                                   expected=parent, observed=frame[key],
                                   detail=pd.Series(f"{name}.{key} names no record of {parent}", index=frame.index)))
-            if parent == "tables" and games is not None and name in ROUND_TABLES:
-                game = frame[key].map(games)
+            if parent == "tables" and tables is not None and name in ROUND_TABLES:
+                kinds = tables["game"].to_numpy(dtype=object)
+                game = pd.Series(np.where(at >= 0, kinds[np.maximum(at, 0)] if len(kinds) else None, None), index=frame.index, dtype=object)
                 wrong = (game.notna() & (game != ROUND_TABLES[name])).to_numpy(dtype=bool)
                 if wrong.any():
                     found.append(hits(frame, wrong, round_col=round_col, ts_col=None,

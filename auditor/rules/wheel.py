@@ -19,7 +19,7 @@ BETS = ("wheel_spins", "wheel_bets")
 
 def _spins(ctx: Context) -> pd.DataFrame:
     def build(c: Context) -> pd.DataFrame:
-        s = c.frame("wheel_spins").sort_values(["table_id", "ts_open", "ts_no_more_bets", "_file", "_line"], kind="stable").reset_index(drop=True)
+        s = c.in_order("wheel_spins", ["table_id", "ts_open", "ts_no_more_bets", "_file", "_line"])
         s["ts"] = s["ts_no_more_bets"]
         same = s["table_id"] == s["table_id"].shift()
         s["prev_ts_settled"] = s["ts_settled"].shift().where(same)
@@ -46,7 +46,8 @@ def _bets(ctx: Context) -> pd.DataFrame:
         spins = _spins(c)
         # Payouts are judged by the slot the wheel stopped on; a wrong recorded symbol is WHL206's.
         spins = spins.assign(winning_symbol=spins["layout_symbol"].fillna(spins["symbol"]))
-        return join_on_key(c.frame("wheel_bets"), spins, "spin_id", "spin_id", cols, how="inner")
+        at = c.round_positions("wheel_bets", "spin_id", "wheel_spins", spins)
+        return join_on_key(c.frame("wheel_bets"), spins, "spin_id", "spin_id", cols, how="inner", position="spin_pos", at=at)
 
     return ctx.prepared("wheel_bets", build)  # type: ignore[return-value]
 
@@ -246,16 +247,24 @@ def payout_order(ctx: Context) -> pd.DataFrame:
     Passes: paid_seq 1, 2, 3 with payouts 500, 2,000, 2,000. Fails: 2,000 then 500.
     """
     b = _bets(ctx)
-    w = b[b["settled"] & (b["payout_cents"] > 0)].sort_values(["spin_id", "paid_seq", "payout_cents"], kind="stable", na_position="last")
+    w = b[(b["settled"] & (b["payout_cents"] > 0)).to_numpy(dtype=bool)]
     if w.empty:
         return no_hits()
-    same = w["spin_id"] == w["spin_id"].shift()
-    drop = same & (w["payout_cents"] < w["payout_cents"].shift())
-    spins = w.loc[drop, "spin_id"].unique()
+    # By spin position, paid_seq (unrecorded last), then payout: integers, no id hashed.
+    at = w["spin_pos"].to_numpy()
+    seq = w["paid_seq"].astype("float64").fillna(np.inf).to_numpy()
+    payout = w["payout_cents"].to_numpy(dtype="float64")
+    order = np.lexsort((payout, seq, at))
+    at, payout = at[order], payout[order]
+    drop = (at[1:] == at[:-1]) & (payout[1:] < payout[:-1])
+    bad = np.unique(at[1:][drop])
+    if not len(bad):
+        return no_hits()
     s = _spins(ctx)
-    sel = s[s["spin_id"].isin(spins)]
-    order = w[w["spin_id"].isin(spins)].groupby("spin_id", observed=True)["payout_cents"].agg(lambda p: " ".join(map(str, p)))
-    return hits(sel, round_col="spin_id", expected="payouts in increasing order", observed=sel["spin_id"].map(order).astype(object))
+    sel = s.iloc[bad]
+    mine = np.isin(at, bad)
+    paid = pd.Series(payout[mine].astype(np.int64).astype(str), index=at[mine]).groupby(level=0, sort=False).agg(" ".join)
+    return hits(sel, round_col="spin_id", expected="payouts in increasing order", observed=pd.Series(paid.reindex(bad).to_numpy(), index=sel.index, dtype=object))
 
 
 @rule(
