@@ -3,17 +3,15 @@
 chemin de fer: players play against the banker, so the house's result is the cagnotte it collected;
 "paid" is what winning stakes received. Wheel and dice: the house is the counterparty, its result is
 what it collected from losing bets minus what it paid to winners. Void rounds count as rounds.
-Items are tied to their round's table through Arrow's hash lookup and summed as integers per
-table code, so a month of bets costs one pass and money stays exact.
+Items are tied to their round's table through the bundle's one lookup of each item's round (shared
+with the rules) and summed as integers per table code, so money stays exact.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import pyarrow.compute as pc
 
-from auditor.frames import arrow
 from auditor.loading import Bundle
 
 FIGURE_COLUMNS = ["table_id", "game", "rounds", "staked_cents", "paid_cents", "cagnotte_cents", "house_result_cents"]
@@ -25,17 +23,16 @@ def _sum_by(codes: np.ndarray, values: pd.Series, n: int) -> np.ndarray:
     return cents.groupby(codes).sum().reindex(range(n), fill_value=0).to_numpy(dtype="int64")
 
 
-def _per_table(rounds: pd.DataFrame, round_id: str, items: pd.DataFrame | None, game: str,
+def _per_table(rounds: pd.DataFrame, where: np.ndarray | None, items: pd.DataFrame | None, game: str,
                amounts: dict[str, pd.Series], round_amounts: dict[str, pd.Series] | None = None) -> pd.DataFrame:
+    """`where`: each item's row position in `rounds` (-1 for none), from `Bundle.parent_positions`."""
     codes, tables = pd.factorize(rounds["table_id"].astype(str))
     n = len(tables)
     out: dict[str, object] = {"table_id": np.asarray(tables, dtype=object), "game": game,
                               "rounds": np.bincount(codes, minlength=n)}
     for name, values in (round_amounts or {}).items():
         out[name] = _sum_by(codes, values, n)
-    if items is not None and len(items) and amounts:
-        where = pc.fill_null(pc.index_in(arrow(items[round_id]), value_set=arrow(rounds[round_id])), -1)
-        where = where.to_numpy(zero_copy_only=False).astype(np.int64)
+    if items is not None and where is not None and len(items) and amounts:
         known = where >= 0
         item_codes = codes[where[known]]
         for name, values in amounts.items():
@@ -52,7 +49,8 @@ def table_figures(bundle: Bundle) -> pd.DataFrame:
         if stakes is not None:
             res = stakes["result_cents"].astype("float64").fillna(0)
             amounts = {"staked_cents": stakes["amount_cents"], "paid_cents": res.clip(lower=0)}
-        part = _per_table(coups, "coup_id", stakes, "chemin_de_fer", amounts, {"cagnotte_cents": coups["cagnotte_cents"]})
+        where = bundle.parent_positions("cdf_stakes", "coup_id", "cdf_coups") if stakes is not None else None
+        part = _per_table(coups, where, stakes, "chemin_de_fer", amounts, {"cagnotte_cents": coups["cagnotte_cents"]})
         part["house_result_cents"] = part["cagnotte_cents"]
         parts.append(part)
     if "wheel_spins" in f and len(f["wheel_spins"]):
@@ -61,7 +59,8 @@ def table_figures(bundle: Bundle) -> pd.DataFrame:
         if bets is not None:
             lost = bets["stake_cents"].where(~bets["stake_returned"], 0)
             amounts = {"staked_cents": bets["stake_cents"], "paid_cents": bets["payout_cents"], "house_result_cents": lost - bets["payout_cents"]}
-        parts.append(_per_table(f["wheel_spins"], "spin_id", bets, "wheel_of_fortune", amounts))
+        where = bundle.parent_positions("wheel_bets", "spin_id", "wheel_spins") if bets is not None else None
+        parts.append(_per_table(f["wheel_spins"], where, bets, "wheel_of_fortune", amounts))
     if "dice_throws" in f and len(f["dice_throws"]):
         bets = f.get("dice_bets")
         amounts = {}
@@ -69,7 +68,8 @@ def table_figures(bundle: Bundle) -> pd.DataFrame:
             played = bets["chips_cents"].where(bets["placement"] != "boundary", bets["chips_cents"] // 2)
             lost = played.where(bets["collected"], 0)
             amounts = {"staked_cents": played, "paid_cents": bets["payout_cents"], "house_result_cents": lost - bets["payout_cents"]}
-        parts.append(_per_table(f["dice_throws"], "throw_id", bets, "banca_francesa", amounts))
+        where = bundle.parent_positions("dice_bets", "throw_id", "dice_throws") if bets is not None else None
+        parts.append(_per_table(f["dice_throws"], where, bets, "banca_francesa", amounts))
     if not parts:
         return pd.DataFrame(columns=FIGURE_COLUMNS)
     out = pd.concat(parts, ignore_index=True).reindex(columns=FIGURE_COLUMNS).fillna(0)

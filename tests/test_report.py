@@ -80,3 +80,12 @@ def test_every_rule_says_what_must_hold_in_catalan() -> None:
     from auditor.rules.catalan import HOLDS_CA
 
     assert set(HOLDS_CA) == set(REGISTRY)
+
+
+def test_evidence_shows_each_hand_with_its_total(tmp_path: Path) -> None:
+    coups = [coup("C1", players_seated=2, player_cards="AS 2H 3D", banker_cards="KC 9D"),
+             coup("C2", players_seated=2, player_cards="9S 8H", banker_cards="5C QD")]
+    bundle = write_bundle(tmp_path / "b", cdf(coups))
+    runner.invoke(app, ["audit", str(bundle), "--out", str(tmp_path / "o"), "--select", "CDF120"])
+    html = (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
+    assert "AS 2H 3D (6)" in html and "KC 9D (9)" in html and "9S 8H (7)" in html and "5C QD (5)" in html

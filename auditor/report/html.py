@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from jinja2 import Environment, PackageLoader, select_autoescape
 
@@ -64,14 +65,18 @@ def _evidence(result: AuditResult, shown: pd.DataFrame) -> list[list[tuple[str, 
     stakes = _lookup(result, "cdf_stakes", "stake_id", items)
     wbets = _lookup(result, "wheel_bets", "bet_id", items)
     dbets = _lookup(result, "dice_bets", "bet_id", items)
+    # Hand totals of every coup shown, parsed at once.
+    hands = pd.Series([c[col] for c in coups.values() for col in ("player_cards", "banker_cards")], dtype=object)
+    values, _, _ = parse_hands(hands)
+    totals = np.where(values >= 0, values, 0).sum(axis=1) % 10 if len(hands) else []
+    score = {(rid, side): int(totals[2 * i + side]) for i, rid in enumerate(coups) for side in (0, 1)}
     out: list[list[tuple[str, str]]] = []
     for rid, iid, game in zip(shown["round_id"], shown["item_id"], shown["game"], strict=True):
         ev: list[tuple[str, str]] = []
         rid, iid = str(rid), str(iid)
         if game == "chemin_de_fer" and rid in coups:
             c = coups[rid]
-            pv, _, pn = parse_hands(pd.Series([c["player_cards"], c["banker_cards"]]))
-            scores = [int(sum(v for v in row[: int(n)]) % 10) for row, n in zip(pv, pn, strict=True)]
+            scores = [score[(rid, 0)], score[(rid, 1)]]
             ev += [("ev_punt", f"{c['player_cards']} ({scores[0]})"), ("ev_banca", f"{c['banker_cards']} ({scores[1]})"),
                    ("ev_mode", _text(c["mode"])), ("ev_outcome", _text(c["outcome"])), ("ev_bank", money(c["bank_cents"])),
                    ("ev_banker_result", money(c["banker_result_cents"])), ("ev_cagnotte", money(c["cagnotte_cents"])),
