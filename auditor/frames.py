@@ -88,6 +88,48 @@ def join_on_key(
     return out
 
 
+def first_occurrences(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """For each id, the position of the first row that holds it (-1 for a null), and the distinct
+    non-null ids.
+
+    Logs are usually written in id order: the longest strictly increasing prefix holds distinct ids
+    by itself (one comparison per row, no hashing), and only the rows after it are hashed, against
+    the prefix through a hash of the (short) rest. Out-of-order logs fall back to one dictionary
+    encoding of everything; both ways give the same answer."""
+    n = len(ids)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), ids
+    rising = pc.fill_null(pc.less(ids[:-1], ids[1:]), False).to_numpy(zero_copy_only=False)
+    broken = np.flatnonzero(~rising)
+    k = int(broken[0]) + 1 if len(broken) else n  # rows [0, k) are strictly increasing
+    if ids[0].as_py() is None:
+        k = 0
+    if k < max(1, n // 2):
+        encoded = pc.dictionary_encode(ids)
+        codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        first = np.full(len(encoded.dictionary), n, dtype=np.int64)
+        known = codes >= 0
+        if not known.any():
+            return np.full(n, -1, dtype=np.int64), encoded.dictionary
+        np.minimum.at(first, codes[known], np.flatnonzero(known))
+        return np.where(known, first[np.maximum(codes, 0)], -1), encoded.dictionary
+    head, tail = ids[:k], ids[k:]
+    codes = np.arange(n, dtype=np.int64)
+    if len(tail) == 0:
+        return codes, ids
+    # Ids of the tail that the head holds: found by probing the head against the tail's small hash.
+    in_head = pc.fill_null(pc.is_in(head, value_set=tail), False).to_numpy(zero_copy_only=False)
+    shared_at = np.flatnonzero(in_head)
+    at_head = pc.index_in(tail, value_set=head.take(pa.array(shared_at, type=pa.int64())), skip_nulls=True)
+    at_head = pc.fill_null(at_head, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    tail_codes, tail_distinct = first_occurrences(tail.filter(pa.array(at_head < 0))) if (at_head < 0).any() else (np.zeros(0, np.int64), tail[:0])
+    own = np.flatnonzero(at_head < 0)
+    codes_tail = np.where(at_head >= 0, shared_at[np.maximum(at_head, 0)] if len(shared_at) else -1, -1)
+    codes_tail[own] = np.where(tail_codes >= 0, k + own[np.maximum(tail_codes, 0)], -1)
+    codes[k:] = codes_tail
+    return codes, pa.concat_arrays([head, tail_distinct.cast(head.type)])
+
+
 def in_sorted(values: np.ndarray, members: np.ndarray) -> np.ndarray:
     """np.isin(values, members) for integer keys, by binary search in the sorted members (np.isin
     sorts both sides every time)."""

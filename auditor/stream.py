@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from auditor.engine import FINDING_COLUMNS, AuditResult, run_audit, sort_findings
 from auditor.figures import FIGURE_COLUMNS, table_figures
 from auditor.frames import arrow, isin, unique_strings
-from auditor.loading.bundle import Bundle, SourceFile, _load_file, _settled_requires, discover, duplicate_rows, load_bundle
+from auditor.loading.bundle import Bundle, SourceFile, _load_file, _settled_requires, clean_rows, discover, duplicate_rows, load_bundle
 from auditor.loading.coerce import as_text
 from auditor.rules import Rule
 from auditor.ruleset import Ruleset
@@ -228,7 +228,8 @@ def audit_by_partition(
                 part = lay.parts.get(table, {}).get(key)
                 if part is None:
                     continue
-                source, clean, q, _, _ = _load_file(TABLES[table], part, part.relative_to(path).as_posix())
+                source, typed, q, _, is_clean = _load_file(TABLES[table], part, part.relative_to(path).as_posix())
+                clean = clean_rows(TABLES[table], typed, is_clean) if len(typed) else typed
                 clean, dq = _quarantine_duplicates(table, clean, repeated.get(table, set()), first_seen.get(table, {}))
                 source.rows_quarantined += len(dq)
                 group_sources.append(source)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
-from auditor.frames import in_sorted, join_on_key, positions
+from auditor.frames import first_occurrences, in_sorted, join_on_key, positions
 
 
 def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -65,3 +66,47 @@ def test_in_sorted_is_isin() -> None:
     values, members = rng.integers(-50, 50, 1000), rng.integers(-40, 40, 30)
     assert (in_sorted(values, members) == np.isin(values, members)).all()
     assert not in_sorted(values, np.array([], dtype=np.int64)).any()
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["B1", "B2", "B3", "B4", "B5", "B6", "B2", "B7", "B4", None, "B9", "B9", "B2"],  # in order, repeats after
+        ["B1", "B1", "B2"],
+        [None],
+        [None, None, "B1"],
+        ["B3", "B2", "B1", "B2"],
+    ],
+)
+def test_first_occurrences_examples(values: list[str | None]) -> None:
+    codes, distinct = first_occurrences(pa.array(values, type=pa.string()))
+    assert codes.tolist() == _naive_first(values)
+    assert sorted(distinct.to_pylist()) == sorted({v for v in values if v is not None})
+
+
+def _naive_first(ids: list[str | None]) -> list[int]:
+    seen: dict[str, int] = {}
+    return [-1 if v is None else seen.setdefault(v, i) for i, v in enumerate(ids)]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_first_occurrences_agrees_with_a_dictionary(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 60))
+    # Mostly in order (as logs are), then some rows out of order, repeated or missing.
+    ids: list[str | None] = [f"B{i:04d}" for i in range(n)]
+    for _ in range(int(rng.integers(0, 6))):
+        kind, at = rng.integers(0, 4), int(rng.integers(0, n + 1))
+        if kind == 0 and n:
+            where = at if rng.random() < 0.5 else len(ids) - int(rng.integers(0, 3))  # often near the end
+            ids.insert(where, ids[int(rng.integers(0, n))])  # a repeated id
+        elif kind == 1:
+            ids.insert(at, None)
+        elif kind == 2:
+            ids.append(f"A{int(rng.integers(0, 5))}")  # out of order, maybe repeated
+        elif n:
+            ids[at % n], ids[-1] = ids[-1], ids[at % n]
+    for values in (ids, ids[::-1], sorted(set(v for v in ids if v)), [None, *ids]):
+        codes, distinct = first_occurrences(pa.array(values, type=pa.string()))
+        assert codes.tolist() == _naive_first(values)
+        assert sorted(distinct.to_pylist()) == sorted({v for v in values if v is not None})

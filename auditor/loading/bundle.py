@@ -19,8 +19,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+from pandas.api.types import union_categoricals
 
-from auditor.frames import arrow, isin, positions
+from auditor.frames import arrow, first_occurrences, isin, positions
 from auditor.loading.coerce import as_text, coerce, finalize_dtypes
 from auditor.loading.readers import RawTable, UnreadableFile, read_raw
 from auditor.schema import REPORTED_ON, SETTLED_VIA_PARENT, TABLES, Table
@@ -183,35 +184,38 @@ def _raw_ids(table: Table, raw: pd.DataFrame) -> pd.DataFrame:
 
 
 def _load_file(table: Table, path: Path, name: str) -> tuple[SourceFile, pd.DataFrame, pd.DataFrame, pd.Series, np.ndarray]:
-    """One file: (its record, clean typed rows, quarantine rows, the id of every row read that split
-    into cells, which of those rows are clean)."""
+    """One file: (its record, every row that split into cells, typed, with `_file` and `_line`; the
+    quarantine rows; each row's own id; which rows are clean). Rows are filtered once, by the
+    caller, after duplicates are known: filtering copies every column."""
     source = SourceFile(name=name, table=table.name, sha256=sha256_of(path))
     empty_ids = pd.Series([], dtype=object)
+    nothing = np.zeros(0, dtype=bool)
     try:
         raw = read_raw(path, [c.name for c in table.columns if c.type in ("str", "enum", "cards", "timestamp", "date")])
     except UnreadableFile as exc:
         source.error = str(exc)
-        return source, pd.DataFrame(), _unreadable(table, name, str(exc)), empty_ids, np.zeros(0, dtype=bool)
+        return source, pd.DataFrame(), _unreadable(table, name, str(exc)), empty_ids, nothing
     source.rows_read = raw.rows_read
     missing = [c.name for c in table.columns if c.req == "req" and c.name not in raw.frame.columns]
     if missing and (len(raw.frame) or not raw.errors):
         source.error = "missing required column(s): " + ", ".join(missing)
         source.rows_quarantined = source.rows_read
-        return source, pd.DataFrame(), _unreadable(table, name, source.error, source.rows_read), empty_ids, np.zeros(0, dtype=bool)
+        return source, pd.DataFrame(), _unreadable(table, name, source.error, source.rows_read), empty_ids, nothing
     typed, errors = coerce(table, raw.frame)
     ids = _raw_ids(table, raw.frame)
     quarantine = _quarantine_rows(table, name, raw, ids, errors, raw.errors)
     bad = np.zeros(len(typed), dtype=bool)
     for err in errors:
         bad[err.positions] = True
-    # Filtering copies every column: only pay for it when a row was actually quarantined.
-    clean = finalize_dtypes(typed[~bad] if bad.any() else typed, table)
-    clean["_file"] = name
-    clean["_line"] = raw.lines[~bad] if bad.any() else raw.lines
+    typed["_file"] = pd.Categorical.from_codes(np.zeros(len(typed), dtype=np.int8), categories=[name])
+    typed["_line"] = raw.lines
     source.rows_quarantined = int(bad.sum()) + len(raw.errors)
-    if "own_id" not in ids:
-        return source, clean, quarantine, empty_ids, np.zeros(0, dtype=bool)
-    return source, clean, quarantine, ids["own_id"], ~bad
+    return source, typed, quarantine, ids["own_id"] if "own_id" in ids else empty_ids, ~bad
+
+
+def clean_rows(table: Table, typed: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
+    """The rows to audit, with plain dtypes for their required columns."""
+    return finalize_dtypes(typed if keep.all() else typed[keep].reset_index(drop=True), table)
 
 
 def _unreadable(table: Table, name: str, reason: str, rows: int | None = None) -> pd.DataFrame:
@@ -222,37 +226,40 @@ def _unreadable(table: Table, name: str, reason: str, rows: int | None = None) -
     )
 
 
-def _deduplicate(table: Table, frame: pd.DataFrame, named: list[pd.Series], clean: list[np.ndarray]) -> tuple[pd.DataFrame, pd.DataFrame, pa.Array]:
-    """Later occurrences of an id among the clean rows, quarantined as LOG002, and every distinct id
-    the table's rows name (quarantined rows included, for LOG003).
+def _deduplicate(table: Table, frame: pd.DataFrame, named: list[pd.Series], clean: np.ndarray) -> tuple[np.ndarray, pd.DataFrame, pa.Array]:
+    """Later occurrences of an id among the clean rows of `frame` (all rows read, typed; `clean`
+    marks those that passed LOG001): their mask and LOG002 records, and every distinct id the
+    table's rows name (quarantined rows included, for LOG003).
 
-    The ids of every row read are hashed once (Arrow's dictionary encoding): its dictionary is the set
-    of ids, its codes find the repeated ones, so no id is hashed twice."""
+    The ids of every row read are matched once (`first_occurrences`): each row learns where its id
+    first stands, so repeated ids are found without hashing an id twice."""
     none = pd.DataFrame(columns=QUARANTINE_COLUMNS)
+    no_dup = np.zeros(len(frame), dtype=bool)
     arrays = [arrow(n) for n in named if len(n)]
     if not arrays:
-        return frame, none, pa.array([], type=pa.large_string())
+        return no_dup, none, pa.array([], type=pa.large_string())
     if len({a.type for a in arrays}) > 1:
         arrays = [a.cast(pa.large_string()) for a in arrays]
-    encoded = pc.dictionary_encode(pa.concat_arrays(arrays) if len(arrays) > 1 else arrays[0])
-    seen = encoded.dictionary
-    if not table.id_column or frame.empty or len(seen) == len(encoded) - encoded.null_count:
-        return frame, none, seen
-    mask = np.concatenate([c for c in clean if len(c)])
-    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)[mask]
-    if len(codes) != len(frame):
-        raise AssertionError(f"{table.name}: {len(codes)} ids for {len(frame)} clean rows")
-    # First clean row of each id; every other row holding it is a later occurrence.
-    first = np.full(len(seen), len(codes), dtype=np.int64)
-    np.minimum.at(first, codes, np.arange(len(codes), dtype=np.int64))
-    first_row = first[codes]
-    dup = first_row != np.arange(len(codes))
-    if not dup.any():
-        return frame, none, seen
+    first, seen = first_occurrences(pa.concat_arrays(arrays) if len(arrays) > 1 else arrays[0])
+    if not table.id_column or not clean.any() or len(seen) == int((first >= 0).sum()):
+        return no_dup, none, seen
+    if len(first) != len(frame):
+        raise AssertionError(f"{table.name}: {len(first)} ids for {len(frame)} rows")
+    at_clean = np.flatnonzero(clean)
+    codes = first[at_clean]
+    # First clean row of each id; every other clean row holding it is a later occurrence.
+    first_clean = np.full(len(first), len(frame), dtype=np.int64)
+    np.minimum.at(first_clean, codes, at_clean)
+    first_row = first_clean[codes]
+    later = first_row != at_clean
+    if not later.any():
+        return no_dup, none, seen
+    dup = no_dup
+    dup[at_clean[later]] = True
+    at = first_row[later]
     rows = frame[dup]
-    at = first_row[dup]
     first_at = frame["_file"].iloc[at].to_numpy(dtype=object) + ":" + frame["_line"].to_numpy()[at].astype(str).astype(object)
-    return frame[~dup].reset_index(drop=True), duplicate_rows(table.name, rows, first_at), seen
+    return dup, duplicate_rows(table.name, rows, first_at), seen
 
 
 def duplicate_rows(table: str, rows: pd.DataFrame, first_at: np.ndarray | list[str]) -> pd.DataFrame:
@@ -335,21 +342,31 @@ def _load_table(table: Table, paths: list[Path], root: Path, say: Progress) -> _
     parts: list[pd.DataFrame] = []
     quarantine: list[pd.DataFrame] = []
     named: list[pd.Series] = []
-    clean_rows: list[np.ndarray] = []
+    clean: list[np.ndarray] = []
     for file_path in paths:
         name = file_path.relative_to(root).as_posix()
         say(f"reading {name}")
-        source, clean, q, ids, is_clean = _load_file(table, file_path, name)
+        source, typed, q, ids, is_clean = _load_file(table, file_path, name)
         files.append(source)
-        if len(clean):
-            parts.append(clean)
+        if len(typed):
+            parts.append(typed)
+            named.append(ids)
+            clean.append(is_clean)
         if len(q):
             quarantine.append(q)
-        named.append(ids)
-        clean_rows.append(is_clean)
-    frame = (parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)) if parts else _empty(table)
-    frame, dups, seen = _deduplicate(table, frame, named, clean_rows)
-    return _TableLoad(files, frame, quarantine, dups, seen if named else None)
+    if not parts:
+        return _TableLoad(files, _empty(table), quarantine, pd.DataFrame(columns=QUARANTINE_COLUMNS), None if not files else pa.array([], type=pa.large_string()))
+    frame = parts[0] if len(parts) == 1 else _concat_files(parts)
+    is_clean = np.concatenate(clean)
+    dup, dups, seen = _deduplicate(table, frame, named, is_clean)
+    return _TableLoad(files, clean_rows(table, frame, is_clean & ~dup), quarantine, dups, seen)
+
+
+def _concat_files(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    files = union_categoricals([p["_file"].array for p in parts])
+    frame = pd.concat([p.drop(columns="_file") for p in parts], ignore_index=True)
+    frame["_file"] = files
+    return frame[parts[0].columns]
 
 
 def load_bundle(
