@@ -304,7 +304,7 @@ def collect_before_pay(ctx: Context) -> pd.DataFrame:
     rows = rows[np.lexsort((collect_seq[rows], at[rows]))]
     starts = rows[np.r_[True, at[rows][1:] != at[rows][:-1]]] if len(rows) else rows
     first_target = np.full(n, None, dtype=object)
-    first_target[at[starts]] = b["target"].to_numpy(dtype=object)[starts]
+    first_target[at[starts]] = b["target"].iloc[starts].to_numpy(dtype=object)
     not_asos_first = has_asos & (first_target != "asos")
     bad = late | not_asos_first
     if not bad.any():
