@@ -92,42 +92,47 @@ def first_occurrences(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """For each id, the position of the first row that holds it (-1 for a null), and the distinct
     non-null ids.
 
-    Logs are usually written in id order: the longest strictly increasing prefix holds distinct ids
-    by itself (one comparison per row, no hashing), and only the rows after it are hashed, against
-    the prefix through a hash of the (short) rest. Out-of-order logs fall back to one dictionary
-    encoding of everything; both ways give the same answer."""
+    Logs are usually written in id order: the longest strictly increasing prefix (the head) holds
+    distinct ids by comparison alone, and only the rows after it (the tail) are hashed. Out-of-order
+    logs fall back to one dictionary encoding of everything; both ways give the same answer."""
     n = len(ids)
     if n == 0:
         return np.zeros(0, dtype=np.int64), ids
     rising = pc.fill_null(pc.less(ids[:-1], ids[1:]), False).to_numpy(zero_copy_only=False)
     broken = np.flatnonzero(~rising)
     k = int(broken[0]) + 1 if len(broken) else n  # rows [0, k) are strictly increasing
-    if ids[0].as_py() is None:
+    if not ids[0].is_valid:
         k = 0
     if k < max(1, n // 2):
-        encoded = pc.dictionary_encode(ids)
-        codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
-        first = np.full(len(encoded.dictionary), n, dtype=np.int64)
-        known = codes >= 0
-        if not known.any():
-            return np.full(n, -1, dtype=np.int64), encoded.dictionary
-        np.minimum.at(first, codes[known], np.flatnonzero(known))
-        return np.where(known, first[np.maximum(codes, 0)], -1), encoded.dictionary
-    head, tail = ids[:k], ids[k:]
+        return _first_by_dictionary(ids)
     codes = np.arange(n, dtype=np.int64)
-    if len(tail) == 0:
+    if k == n:
         return codes, ids
-    # Ids of the tail that the head holds: found by probing the head against the tail's small hash.
-    in_head = pc.fill_null(pc.is_in(head, value_set=tail), False).to_numpy(zero_copy_only=False)
-    shared_at = np.flatnonzero(in_head)
-    at_head = pc.index_in(tail, value_set=head.take(pa.array(shared_at, type=pa.int64())), skip_nulls=True)
-    at_head = pc.fill_null(at_head, -1).to_numpy(zero_copy_only=False).astype(np.int64)
-    tail_codes, tail_distinct = first_occurrences(tail.filter(pa.array(at_head < 0))) if (at_head < 0).any() else (np.zeros(0, np.int64), tail[:0])
-    own = np.flatnonzero(at_head < 0)
-    codes_tail = np.where(at_head >= 0, shared_at[np.maximum(at_head, 0)] if len(shared_at) else -1, -1)
-    codes_tail[own] = np.where(tail_codes >= 0, k + own[np.maximum(tail_codes, 0)], -1)
-    codes[k:] = codes_tail
-    return codes, pa.concat_arrays([head, tail_distinct.cast(head.type)])
+    head, tail = ids[:k], ids[k:]
+    # Tail ids the head holds: the head is probed against a hash of the (short) tail, then the
+    # tail is matched against just those head rows.
+    shared = np.flatnonzero(pc.fill_null(pc.is_in(head, value_set=tail), False).to_numpy(zero_copy_only=False))
+    in_head = pc.index_in(tail, value_set=head.take(pa.array(shared, type=pa.int64())), skip_nulls=True)
+    in_head = pc.fill_null(in_head, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    from_head = in_head >= 0
+    codes[k:][from_head] = shared[in_head[from_head]]
+    # The other tail rows: their first occurrence is within the tail (recursively, the same way).
+    rest = np.flatnonzero(~from_head)
+    rest_codes, rest_distinct = first_occurrences(tail.take(pa.array(rest, type=pa.int64())))
+    codes[k:][rest] = np.where(rest_codes >= 0, k + rest[np.maximum(rest_codes, 0)], -1)
+    return codes, pa.concat_arrays([head, rest_distinct])
+
+
+def _first_by_dictionary(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    n = len(ids)
+    encoded = pc.dictionary_encode(ids)
+    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    known = codes >= 0
+    if not known.any():
+        return np.full(n, -1, dtype=np.int64), encoded.dictionary
+    first = np.full(len(encoded.dictionary), n, dtype=np.int64)
+    np.minimum.at(first, codes[known], np.flatnonzero(known))
+    return np.where(known, first[np.maximum(codes, 0)], -1), encoded.dictionary
 
 
 def in_sorted(values: np.ndarray, members: np.ndarray) -> np.ndarray:
@@ -138,15 +143,6 @@ def in_sorted(values: np.ndarray, members: np.ndarray) -> np.ndarray:
         return np.zeros(len(values), dtype=bool)
     at = np.searchsorted(members, values)
     return members[np.minimum(at, len(members) - 1)] == values
-
-
-def unique_strings(parts: list[pd.Series] | list[pa.Array]) -> pa.Array:
-    """The distinct non-null values of several string columns (pandas or Arrow), as one Arrow array."""
-    arrays = [p if isinstance(p, pa.Array) else arrow(p.astype("str")) for p in parts if len(p)]
-    if not arrays:
-        return pa.array([], type=pa.large_string())
-    arrays = [a.cast(pa.large_string()) for a in arrays]
-    return pc.unique(pc.drop_null(pa.concat_arrays(arrays)))
 
 
 def fixed_width_bytes(series: pd.Series, width: int) -> np.ndarray:

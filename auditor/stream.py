@@ -25,8 +25,8 @@ import pyarrow.parquet as pq
 
 from auditor.engine import FINDING_COLUMNS, AuditResult, run_audit, sort_findings
 from auditor.figures import FIGURE_COLUMNS, table_figures
-from auditor.frames import arrow, isin, unique_strings
-from auditor.loading.bundle import Bundle, SourceFile, _load_file, _settled_requires, clean_rows, discover, duplicate_rows, load_bundle
+from auditor.frames import arrow, first_occurrences, isin
+from auditor.loading.bundle import Bundle, SourceFile, _load_files, _settled_requires, clean_rows, discover, duplicate_rows, load_bundle
 from auditor.loading.coerce import as_text
 from auditor.rules import Rule
 from auditor.ruleset import Ruleset
@@ -108,10 +108,13 @@ def _first_pass(path: Path, lay: Layout) -> tuple[dict[str, pa.Array], dict[str,
             except (pa.ArrowException, OSError, KeyError):
                 continue  # an unreadable part is reported by the second pass
             seen.append(arrow(as_text(values.to_pandas())).cast(pa.large_string()))
-        ids[table] = unique_strings(seen)
-        if len(ids[table]) != sum(len(a) - a.null_count for a in seen):
-            everything = pd.Series(pa.concat_arrays(seen), dtype="str")
-            repeated[table] = set(everything[everything.duplicated(keep="first") & everything.notna()].unique())
+        if not seen:
+            ids[table] = pa.array([], type=pa.large_string())
+            continue
+        first, ids[table] = first_occurrences(pa.concat_arrays(seen))
+        later = np.flatnonzero((first >= 0) & (first != np.arange(len(first))))
+        if len(later):
+            repeated[table] = set(pa.concat_arrays(seen).take(pa.array(later, type=pa.int64())).to_pylist())
     return ids, repeated
 
 
@@ -223,21 +226,23 @@ def audit_by_partition(
         group_q: list[pd.DataFrame] = []
         group_sources: list[SourceFile] = []
         for table in TABLES:
-            pieces: list[pd.DataFrame] = []
-            for key in keys:
-                part = lay.parts.get(table, {}).get(key)
-                if part is None:
-                    continue
-                source, typed, q, _, is_clean = _load_file(TABLES[table], part, part.relative_to(path).as_posix())
-                clean = clean_rows(TABLES[table], typed, is_clean) if len(typed) else typed
-                clean, dq = _quarantine_duplicates(table, clean, repeated.get(table, set()), first_seen.get(table, {}))
-                source.rows_quarantined += len(dq)
-                group_sources.append(source)
-                group_q += [x for x in (q, dq) if len(x)]
-                if len(clean):
-                    pieces.append(clean.assign(_file=clean["_file"].astype(str)) if len(keys) > 1 else clean)
-            if pieces:
-                own[table] = pieces[0] if len(pieces) == 1 else pd.concat(pieces, ignore_index=True)
+            parts = [lay.parts[table][key] for key in keys if key in lay.parts.get(table, {})]
+            if not parts:
+                continue
+            loaded = _load_files(TABLES[table], [(part, part.relative_to(path).as_posix()) for part in parts])
+            group_sources += loaded.sources
+            group_q += loaded.quarantine
+            if not len(loaded.typed):
+                continue
+            clean = clean_rows(TABLES[table], loaded.typed, loaded.is_clean)
+            clean, dq = _quarantine_duplicates(table, clean, repeated.get(table, set()), first_seen.get(table, {}))
+            if len(dq):
+                group_q.append(dq)
+                later = dq["file"].value_counts()
+                for source in loaded.sources:
+                    source.rows_quarantined += int(later.get(source.name, 0))
+            if len(clean):
+                own[table] = clean
         combined = {t: _concat(context.get(t), own.get(t)) for t in set(own) | set(context)}
         late = _settled_requires(combined)  # drops those rows from `combined` itself
         for extra in late:

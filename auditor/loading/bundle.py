@@ -18,12 +18,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
-from pandas.api.types import union_categoricals
 
 from auditor.frames import arrow, first_occurrences, isin, positions
 from auditor.loading.coerce import as_text, coerce, finalize_dtypes
-from auditor.loading.readers import RawTable, UnreadableFile, read_raw
+from auditor.loading.readers import LineError, RawTable, UnreadableFile, read_raw
 from auditor.schema import REPORTED_ON, SETTLED_VIA_PARENT, TABLES, Table
 
 SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
@@ -118,59 +116,43 @@ def discover(path: Path) -> tuple[dict[str, list[Path]], list[str]]:
     return found, ignored
 
 
-def _quarantine_rows(
-    table: Table, file: str, raw: RawTable, typed_ids: pd.DataFrame, errors: list, line_errors: list
-) -> pd.DataFrame:
-    parts: list[pd.DataFrame] = []
-    for err in errors:
-        parts.append(
-            pd.DataFrame(
-                {
-                    "pos": err.positions,
-                    "column": err.column,
-                    "reason": err.reason,
-                    "value": as_text(err.values).fillna("").to_numpy(dtype=object),
-                }
-            )
-        )
-    rows = pd.DataFrame(columns=["pos", "column", "reason", "value"])
-    if parts:
-        cells = pd.concat(parts, ignore_index=True).sort_values(["pos"], kind="stable")
-        detail = cells["column"] + ": " + cells["reason"] + np.where(cells["value"] != "", " (" + cells["value"].str.slice(0, 60) + ")", "")
-        cells = cells.assign(detail=detail)
-        rows = cells.groupby("pos", sort=True).agg(
-            column=("column", "first"), reason=("detail", "; ".join), value=("value", "first")
-        ).reset_index()
+def _cell_quarantine(table: Table, files: np.ndarray, lines: np.ndarray, typed_ids: pd.DataFrame, errors: list) -> pd.DataFrame:
+    """LOG001 records for rows with bad cells, one per row naming every bad cell; `files` and
+    `lines` give each raw row's file and line."""
+    parts = [
+        pd.DataFrame({"pos": err.positions, "column": err.column, "reason": err.reason,
+                      "value": as_text(err.values).fillna("").to_numpy(dtype=object)})
+        for err in errors
+    ]
+    if not parts:
+        return pd.DataFrame(columns=QUARANTINE_COLUMNS)
+    cells = pd.concat(parts, ignore_index=True).sort_values(["pos"], kind="stable")
+    detail = cells["column"] + ": " + cells["reason"] + np.where(cells["value"] != "", " (" + cells["value"].str.slice(0, 60) + ")", "")
+    rows = cells.assign(detail=detail).groupby("pos", sort=True).agg(
+        column=("column", "first"), reason=("detail", "; ".join), value=("value", "first")
+    ).reset_index()
+    pos = rows["pos"].to_numpy(dtype=np.int64)
     out = pd.DataFrame(
         {
-            "rule": "LOG001",
-            "table": table.name,
-            "file": file,
-            "line": raw.lines[rows["pos"].to_numpy(dtype=np.int64)] if len(rows) else np.array([], dtype=np.int64),
-            "column": rows["column"].to_numpy(dtype=object),
-            "reason": rows["reason"].to_numpy(dtype=object),
+            "rule": "LOG001", "table": table.name, "file": files[pos], "line": lines[pos],
+            "column": rows["column"].to_numpy(dtype=object), "reason": rows["reason"].to_numpy(dtype=object),
             "value": rows["value"].to_numpy(dtype=object),
         }
     )
-    if len(rows):
-        pos = rows["pos"].to_numpy(dtype=np.int64)
-        for key in ("table_id", "round_id", "item_id"):
-            out[key] = typed_ids[key].iloc[pos].astype(object).to_numpy() if key in typed_ids else None
-    line_rows = pd.DataFrame(
+    for key in ("table_id", "round_id", "item_id"):
+        out[key] = typed_ids[key].iloc[pos].astype(object).to_numpy() if key in typed_ids else None
+    return out
+
+
+def _line_quarantine(table: Table, file: str, line_errors: list[LineError]) -> pd.DataFrame:
+    """LOG001 records for lines that could not be split into cells."""
+    return pd.DataFrame(
         {
-            "rule": "LOG001",
-            "table": table.name,
-            "file": file,
-            "line": [e.line for e in line_errors],
-            "column": None,
-            "reason": [e.reason for e in line_errors],
-            "value": [e.text for e in line_errors],
-            "table_id": None,
-            "round_id": None,
-            "item_id": None,
+            "rule": "LOG001", "table": table.name, "file": file, "line": [e.line for e in line_errors], "column": None,
+            "reason": [e.reason for e in line_errors], "value": [e.text for e in line_errors],
+            "table_id": None, "round_id": None, "item_id": None,
         }
     )
-    return pd.concat([df for df in (out, line_rows) if len(df)], ignore_index=True) if (len(out) or len(line_rows)) else out
 
 
 def _raw_ids(table: Table, raw: pd.DataFrame) -> pd.DataFrame:
@@ -183,34 +165,65 @@ def _raw_ids(table: Table, raw: pd.DataFrame) -> pd.DataFrame:
     return ids
 
 
-def _load_file(table: Table, path: Path, name: str) -> tuple[SourceFile, pd.DataFrame, pd.DataFrame, pd.Series, np.ndarray]:
-    """One file: (its record, every row that split into cells, typed, with `_file` and `_line`; the
-    quarantine rows; each row's own id; which rows are clean). Rows are filtered once, by the
-    caller, after duplicates are known: filtering copies every column."""
-    source = SourceFile(name=name, table=table.name, sha256=sha256_of(path))
-    empty_ids = pd.Series([], dtype=object)
-    nothing = np.zeros(0, dtype=bool)
-    try:
-        raw = read_raw(path, [c.name for c in table.columns if c.type in ("str", "enum", "cards", "timestamp", "date")])
-    except UnreadableFile as exc:
-        source.error = str(exc)
-        return source, pd.DataFrame(), _unreadable(table, name, str(exc)), empty_ids, nothing
-    source.rows_read = raw.rows_read
-    missing = [c.name for c in table.columns if c.req == "req" and c.name not in raw.frame.columns]
-    if missing and (len(raw.frame) or not raw.errors):
-        source.error = "missing required column(s): " + ", ".join(missing)
-        source.rows_quarantined = source.rows_read
-        return source, pd.DataFrame(), _unreadable(table, name, source.error, source.rows_read), empty_ids, nothing
-    typed, errors = coerce(table, raw.frame)
-    ids = _raw_ids(table, raw.frame)
-    quarantine = _quarantine_rows(table, name, raw, ids, errors, raw.errors)
+@dataclass
+class _Loaded:
+    """Files of one table read and typed together: every row that split into cells, with `_file`
+    and `_line`; their quarantine; each row's own id; which rows passed LOG001."""
+
+    sources: list[SourceFile]
+    typed: pd.DataFrame
+    quarantine: list[pd.DataFrame]
+    ids: pd.Series
+    is_clean: np.ndarray
+
+
+def _load_files(table: Table, files: list[tuple[Path, str]]) -> _Loaded:
+    """Read each file, then type all their rows at once: one pass per column however many files
+    (a month of daily partitions is hundreds of small files). Rows are filtered once, by the caller,
+    after duplicates are known: filtering copies every column."""
+    sources: list[SourceFile] = []
+    quarantine: list[pd.DataFrame] = []
+    raws: list[tuple[RawTable, SourceFile]] = []
+    text_columns = [c.name for c in table.columns if c.type in ("str", "enum", "cards", "timestamp", "date")]
+    for path, name in files:
+        source = SourceFile(name=name, table=table.name, sha256=sha256_of(path))
+        sources.append(source)
+        try:
+            raw = read_raw(path, text_columns)
+        except UnreadableFile as exc:
+            source.error = str(exc)
+            quarantine.append(_unreadable(table, name, str(exc)))
+            continue
+        source.rows_read = raw.rows_read
+        missing = [c.name for c in table.columns if c.req == "req" and c.name not in raw.frame.columns]
+        if missing and (len(raw.frame) or not raw.errors):
+            source.error = "missing required column(s): " + ", ".join(missing)
+            source.rows_quarantined = source.rows_read
+            quarantine.append(_unreadable(table, name, source.error, source.rows_read))
+            continue
+        source.rows_quarantined = len(raw.errors)
+        if raw.errors:
+            quarantine.append(_line_quarantine(table, name, raw.errors))
+        if len(raw.frame):
+            raws.append((raw, source))
+    if not raws:
+        return _Loaded(sources, pd.DataFrame(), quarantine, pd.Series([], dtype=object), np.zeros(0, dtype=bool))
+    frame = raws[0][0].frame if len(raws) == 1 else pd.concat([r.frame for r, _ in raws], ignore_index=True)
+    lines = np.concatenate([r.lines for r, _ in raws])
+    file_code = np.repeat(np.arange(len(raws)), [len(r.frame) for r, _ in raws])
+    names = np.array([src.name for _, src in raws], dtype=object)
+    typed, errors = coerce(table, frame)
+    ids = _raw_ids(table, frame)
+    quarantine.append(_cell_quarantine(table, names[file_code], lines, ids, errors))
     bad = np.zeros(len(typed), dtype=bool)
     for err in errors:
         bad[err.positions] = True
-    typed["_file"] = pd.Categorical.from_codes(np.zeros(len(typed), dtype=np.int8), categories=[name])
-    typed["_line"] = raw.lines
-    source.rows_quarantined = int(bad.sum()) + len(raw.errors)
-    return source, typed, quarantine, ids["own_id"] if "own_id" in ids else empty_ids, ~bad
+    for (_, source), count in zip(raws, np.bincount(file_code[bad], minlength=len(raws)), strict=True):
+        source.rows_quarantined += int(count)
+    typed["_file"] = pd.Categorical.from_codes(file_code.astype(np.int32), categories=list(names))
+    typed["_line"] = lines
+    own = ids["own_id"] if "own_id" in ids else pd.Series([], dtype=object)
+    return _Loaded(sources, typed, [q for q in quarantine if len(q)], own, ~bad)
 
 
 def clean_rows(table: Table, typed: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
@@ -338,35 +351,14 @@ class _TableLoad:
 
 def _load_table(table: Table, paths: list[Path], root: Path, say: Progress) -> _TableLoad:
     """Every file of one table: clean rows in file order, their quarantine, and the ids they name."""
-    files: list[SourceFile] = []
-    parts: list[pd.DataFrame] = []
-    quarantine: list[pd.DataFrame] = []
-    named: list[pd.Series] = []
-    clean: list[np.ndarray] = []
-    for file_path in paths:
-        name = file_path.relative_to(root).as_posix()
-        say(f"reading {name}")
-        source, typed, q, ids, is_clean = _load_file(table, file_path, name)
-        files.append(source)
-        if len(typed):
-            parts.append(typed)
-            named.append(ids)
-            clean.append(is_clean)
-        if len(q):
-            quarantine.append(q)
-    if not parts:
-        return _TableLoad(files, _empty(table), quarantine, pd.DataFrame(columns=QUARANTINE_COLUMNS), None if not files else pa.array([], type=pa.large_string()))
-    frame = parts[0] if len(parts) == 1 else _concat_files(parts)
-    is_clean = np.concatenate(clean)
-    dup, dups, seen = _deduplicate(table, frame, named, is_clean)
-    return _TableLoad(files, clean_rows(table, frame, is_clean & ~dup), quarantine, dups, seen)
-
-
-def _concat_files(parts: list[pd.DataFrame]) -> pd.DataFrame:
-    files = union_categoricals([p["_file"].array for p in parts])
-    frame = pd.concat([p.drop(columns="_file") for p in parts], ignore_index=True)
-    frame["_file"] = files
-    return frame[parts[0].columns]
+    say(f"reading {table.name} ({len(paths)} file{'s' if len(paths) > 1 else ''})")
+    loaded = _load_files(table, [(p, p.relative_to(root).as_posix()) for p in paths])
+    if not len(loaded.typed):
+        seen = pa.array([], type=pa.large_string()) if loaded.sources else None
+        return _TableLoad(loaded.sources, _empty(table), loaded.quarantine, pd.DataFrame(columns=QUARANTINE_COLUMNS), seen)
+    named = [loaded.ids] if len(loaded.ids) else []
+    dup, dups, seen = _deduplicate(table, loaded.typed, named, loaded.is_clean)
+    return _TableLoad(loaded.sources, clean_rows(table, loaded.typed, loaded.is_clean & ~dup), loaded.quarantine, dups, seen)
 
 
 def load_bundle(
