@@ -35,18 +35,18 @@ class AuditResult:
 
 
 def format_ts(values: pd.Series) -> pd.Series:
-    """ISO 8601 in UTC with an explicit offset; dates (tournaments) as YYYY-MM-DD; null stays null."""
+    """ISO 8601 in UTC with an explicit offset, microseconds only when there are some; null stays null."""
     out = pd.Series(None, index=values.index, dtype=object)
     if values.empty:
         return out
     ts = pd.to_datetime(values, utc=True, errors="coerce")
-    ok = ts.notna()
+    ok = ts.notna().to_numpy()
     if ok.any():
-        sub = ts[ok]
-        text = sub.dt.strftime("%Y-%m-%dT%H:%M:%S")
-        frac = sub.dt.microsecond != 0
-        text = text.where(~frac, text + "." + sub.dt.strftime("%f"))
-        out[ok] = (text + "+00:00").to_numpy(dtype=object)
+        # numpy formats datetime64 in C; pandas' strftime calls Python per value.
+        naive = ts[ok].dt.tz_localize(None).to_numpy(dtype="datetime64[us]")
+        whole = naive.astype("datetime64[s]")
+        text = np.where(naive == whole, np.datetime_as_string(whole), np.datetime_as_string(naive))
+        out[ok] = np.char.add(text.astype(str), "+00:00").astype(object)
     return out
 
 
