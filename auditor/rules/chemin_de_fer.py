@@ -398,10 +398,10 @@ def six_decks(ctx: Context) -> pd.DataFrame:
         copies[suspects] = pd.Series(key[suspects]).groupby(key[suspects], sort=False).cumcount().to_numpy() + 1
     over_card = suspects & (copies > decks)
     over_shoe = nth > decks * 52
-    flagged = pd.DataFrame({"row": rows, "card": flat, "copies": copies, "nth": nth, "oc": over_card, "os": over_shoe})
-    flagged = flagged[flagged["oc"] | flagged["os"]]
-    if flagged.empty:
+    over = over_card | over_shoe
+    if not over.any():
         return no_hits()
+    flagged = pd.DataFrame({"row": rows[over], "card": flat[over], "copies": copies[over], "nth": nth[over], "oc": over_card[over], "os": over_shoe[over]})
     first = flagged.groupby("row", sort=True).first()
     names = np.array([r + s for r in cdf.RANKS for s in cdf.SUITS])
     decks_at = pd.Series(ctx.param_array("decks", order["ts"])[first.index.to_numpy()], index=first.index)
