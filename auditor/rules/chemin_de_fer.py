@@ -125,7 +125,7 @@ def bank_minimum(ctx: Context) -> pd.DataFrame:
     """
     c = cdf.coups(ctx)
     bad = (c["bank_cents"] < c["min_cents"]).fillna(False)
-    return hits(c, bad, round_col="coup_id", expected=c["min_cents"].astype("Int64").astype(object), observed=c["bank_cents"])
+    return hits(c, bad, round_col="coup_id", expected=c["min_cents"].astype("Int64"), observed=c["bank_cents"])
 
 
 @rule(
@@ -142,7 +142,7 @@ def point_minimum(ctx: Context) -> pd.DataFrame:
     """
     s = cdf.stakes(ctx)
     bad = (s["kind"].isin(cdf.PUNT_SIDE) & (s["amount_cents"] < s["min_cents"])).fillna(False)
-    return hits(s, bad, round_col="coup_id", item_col="stake_id", expected=s["min_cents"].astype("Int64").astype(object), observed=s["amount_cents"])
+    return hits(s, bad, round_col="coup_id", item_col="stake_id", expected=s["min_cents"].astype("Int64"), observed=s["amount_cents"])
 
 
 @rule(
@@ -180,7 +180,7 @@ def table_minimum_authorised(ctx: Context) -> pd.DataFrame:
     t = ctx.frame("tables")
     t = t[t["game"] == "chemin_de_fer"]
     bad = (t["min_cents"] < t["authorised_min_cents"]).fillna(False)
-    return hits(t, bad, round_col=None, ts_col=None, expected=t["authorised_min_cents"].astype(object), observed=t["min_cents"])
+    return hits(t, bad, round_col=None, ts_col=None, expected=t["authorised_min_cents"], observed=t["min_cents"])
 
 
 def _stints(c: pd.DataFrame) -> pd.Series:
@@ -301,7 +301,7 @@ def losing_banker_cedes(ctx: Context) -> pd.DataFrame:
     """
     c = cdf.coups(ctx)
     bad = c["prev_lost"] & c["bank_event"].isin(("retained", "shoe_carryover"))
-    return hits(c, bad, round_col="coup_id", expected="rotation", observed=c["bank_event"].astype(object))
+    return hits(c, bad, round_col="coup_id", expected="rotation", observed=c["bank_event"])
 
 
 @rule(
@@ -317,7 +317,7 @@ def first_bank_seat_1(ctx: Context) -> pd.DataFrame:
     """
     c = cdf.coups(ctx)
     bad = (c["bank_event"] == "initial") & (c["banker_seat"] != 1).fillna(True)
-    return hits(c, bad, round_col="coup_id", expected=1, observed=c["banker_seat"].astype(object))
+    return hits(c, bad, round_col="coup_id", expected=1, observed=c["banker_seat"])
 
 
 @rule(
@@ -449,7 +449,7 @@ def outcome(ctx: Context) -> pd.DataFrame:
     """
     c = cdf.coups(ctx)
     bad = c["settled"] & (c["outcome"] != c["true_outcome"]).fillna(True)
-    return hits(c, bad, round_col="coup_id", expected=c["true_outcome"].astype(object), observed=c["outcome"].astype(object))
+    return hits(c, bad, round_col="coup_id", expected=c["true_outcome"], observed=c["outcome"])
 
 
 @rule(
@@ -554,7 +554,7 @@ def settlement(ctx: Context) -> pd.DataFrame:
     sign = np.where(s["settled"], sign, 0)
     expected = s["amount_cents"] * sign
     bad = (s["result_cents"] != expected).fillna(True) & (s["result_cents"].notna() | ~s["settled"])
-    return hits(s, bad, round_col="coup_id", item_col="stake_id", expected=expected, observed=s["result_cents"].astype(object))
+    return hits(s, bad, round_col="coup_id", item_col="stake_id", expected=expected, observed=s["result_cents"])
 
 
 @rule(

@@ -89,7 +89,7 @@ def throw_result(ctx: Context) -> pd.DataFrame:
     t = _throws(ctx)
     bad = t["settled"] & (t["result"] != t["true_result"])
     observed = lambda f: f["result"].astype(object) + " (" + f["die1"].astype(str) + "+" + f["die2"].astype(str) + "+" + f["die3"].astype(str) + ")"  # noqa: E731
-    return hits(t, bad, round_col="throw_id", expected=t["true_result"].astype(object), observed=observed)
+    return hits(t, bad, round_col="throw_id", expected=t["true_result"], observed=observed)
 
 
 @rule(

@@ -167,7 +167,7 @@ def winning_symbol(ctx: Context) -> pd.DataFrame:
     """
     s = _spins(ctx)
     bad = s["settled"] & (s["symbol"] != s["layout_symbol"]).fillna(True)
-    return hits(s, bad, round_col="spin_id", expected=s["layout_symbol"].astype(object), observed=s["symbol"].astype(object))
+    return hits(s, bad, round_col="spin_id", expected=s["layout_symbol"], observed=s["symbol"])
 
 
 @rule(
