@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 
@@ -11,14 +12,16 @@ class Progress:
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
         self.started = time.perf_counter()
         self._width = 0
+        self._lock = threading.Lock()  # tables load, and games may run, in threads
 
     def __call__(self, message: str) -> None:
         if not self.enabled:
             return
         text = f"[{time.perf_counter() - self.started:6.1f}s] {message}"[:100]
-        sys.stderr.write("\r" + text.ljust(self._width))
-        sys.stderr.flush()
-        self._width = len(text)
+        with self._lock:
+            sys.stderr.write("\r" + text.ljust(self._width))
+            sys.stderr.flush()
+            self._width = len(text)
 
     def done(self) -> None:
         if self.enabled and self._width:
