@@ -664,7 +664,7 @@ def cards_to_highest_stake(ctx: Context) -> pd.DataFrame:
     """
     c = cdf.coups(ctx)
     s = cdf.stakes(ctx)
-    seated = s[(s["seat"].notna() & (s["kind"] == "punt")).to_numpy(dtype=bool)]
+    seated = s.loc[(s["seat"].notna() & (s["kind"] == "punt")).to_numpy(dtype=bool), ["player_id", "coup_pos", "amount_cents"]]
     # Integers throughout: the coup by its position in `c`, the player by its code among the
     # (few) players of the stakes.
     players = pc.dictionary_encode(arrow(seated["player_id"]))

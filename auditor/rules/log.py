@@ -3,6 +3,7 @@ their parents, the manifest's digests hold, and coups run in sequence."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +64,11 @@ def duplicate_id(ctx: Context) -> pd.DataFrame:
     return _quarantined(ctx, "LOG002")
 
 
+def _text(text: str) -> Callable[[pd.DataFrame], pd.Series]:
+    """The same detail for every offending row, built for those rows only."""
+    return lambda f: pd.Series(text, index=f.index, dtype=object)
+
+
 @rule(
     "LOG003", "orphan", "major", "log", ("", "", "every record names an existing parent"), tables=(),
     en="The record names a parent that is not in the bundle, or a table of another game",
@@ -99,7 +105,7 @@ def orphan(ctx: Context) -> pd.DataFrame:
             if missing.any():
                 found.append(hits(frame, missing, round_col=round_col, item_col=item_col, ts_col=None,
                                   expected=parent, observed=frame[key],
-                                  detail=pd.Series(f"{name}.{key} names no record of {parent}", index=frame.index)))
+                                  detail=_text(f"{name}.{key} names no record of {parent}")))
             if parent == "tables" and tables is not None and name in ROUND_TABLES:
                 kinds = tables["game"].to_numpy(dtype=object)
                 game = pd.Series(np.where(at >= 0, kinds[np.maximum(at, 0)] if len(kinds) else None, None), index=frame.index, dtype=object)
@@ -107,7 +113,7 @@ def orphan(ctx: Context) -> pd.DataFrame:
                 if wrong.any():
                     found.append(hits(frame, wrong, round_col=round_col, ts_col=None,
                                       expected=ROUND_TABLES[name], observed=game.astype(object),
-                                      detail=pd.Series(f"{name}.{key} names a table of another game", index=frame.index)))
+                                      detail=_text(f"{name}.{key} names a table of another game")))
     return pd.concat(found, ignore_index=True) if found else no_hits()
 
 

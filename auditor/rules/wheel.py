@@ -247,7 +247,7 @@ def payout_order(ctx: Context) -> pd.DataFrame:
     Passes: paid_seq 1, 2, 3 with payouts 500, 2,000, 2,000. Fails: 2,000 then 500.
     """
     b = _bets(ctx)
-    w = b[(b["settled"] & (b["payout_cents"] > 0)).to_numpy(dtype=bool)]
+    w = b.loc[(b["settled"] & (b["payout_cents"] > 0)).to_numpy(dtype=bool), ["spin_pos", "paid_seq", "payout_cents"]]
     if w.empty:
         return no_hits()
     # By spin position, paid_seq (unrecorded last), then payout: integers, no id hashed.
