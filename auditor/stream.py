@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from auditor.engine import FINDING_COLUMNS, AuditResult, run_audit, sort_findings
+from auditor.engine import DEFAULT_WORKERS, FINDING_COLUMNS, AuditResult, run_audit, sort_findings
 from auditor.figures import FIGURE_COLUMNS, table_figures
 from auditor.frames import arrow, first_occurrences, isin
 from auditor.loading.bundle import Bundle, SourceFile, _load_files, _settled_requires, clean_rows, discover, duplicate_rows, load_bundle
@@ -195,7 +195,7 @@ DEFAULT_BATCH_ROWS = 2_000_000
 
 def audit_by_partition(
     path: Path, ruleset: Ruleset, rules: list[Rule], lang: str = "ca", progress: Callable[[str], None] | None = None,
-    batch_rows: int = DEFAULT_BATCH_ROWS,
+    batch_rows: int = DEFAULT_BATCH_ROWS, workers: int = DEFAULT_WORKERS,
 ) -> tuple[AuditResult, pd.DataFrame, dict[str, str | None]]:
     """(result, per-table figures, period) of an audit group by group."""
     say = progress or (lambda _m: None)
@@ -256,7 +256,7 @@ def audit_by_partition(
         frames = {**static.frames, **combined}
         q = pd.concat(group_q, ignore_index=True) if group_q else static.quarantine.iloc[0:0]
         bundle = Bundle(path, group_sources, frames, q, ids_seen)
-        result = run_audit(bundle, ruleset, group_rules, lang=lang)
+        result = run_audit(bundle, ruleset, group_rules, lang=lang, workers=workers)
         mine = {s.name for s in group_sources}
         carried = set().union(*(_sources(c) for c in context.values())) if context else set()
         f = result.findings
@@ -286,7 +286,7 @@ def audit_by_partition(
         context = _context(combined, ruleset)
     say("auditing the unpartitioned tables and the manifest")
     static.ids_seen = ids_seen
-    final = run_audit(static, ruleset, static_rules, lang=lang)
+    final = run_audit(static, ruleset, static_rules, lang=lang, workers=workers)
     findings.append(final.findings)
     run.update({r.code: r for r in final.rules_run})
     errors.update(final.errors)
