@@ -302,9 +302,12 @@ def _settled_requires(frames: dict[str, pd.DataFrame]) -> list[pd.DataFrame]:
         if child not in frames or parent not in frames:
             continue
         kids, rounds = frames[child], frames[parent]
-        settled = pd.Series(isin(kids[key], rounds.loc[rounds["status"] == "settled", TABLES[parent].id_column]), index=kids.index)
+        settled_ids = rounds.loc[(rounds["status"] == "settled").to_numpy(dtype=bool), TABLES[parent].id_column]
         for col in columns:
-            bad = (settled & kids[col].isna()).to_numpy()
+            # Only rows without the value can break this: look up just their rounds.
+            empty = np.flatnonzero(kids[col].isna().to_numpy())
+            bad = np.zeros(len(kids), dtype=bool)
+            bad[empty[isin(kids[key].iloc[empty], settled_ids)]] = True
             if not bad.any():
                 continue
             rows = kids[bad]

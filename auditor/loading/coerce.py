@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from auditor.frames import isin
 from auditor.schema import CARD_PATTERN, Column, Table
 
 # An integral decimal ("3.0", as pandas writes a nullable integer column) holds an integer exactly and
@@ -138,7 +139,7 @@ def _parse_str(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
 
 def _parse_enum(raw: pd.Series, column: Column) -> tuple[pd.Series, pd.Series, str]:
     text = as_text(raw)
-    bad = text.notna() & ~text.isin(column.values).fillna(False).astype(bool)
+    bad = text.notna() & ~pd.Series(isin(text, list(column.values)), index=text.index)
     return (text.where(~bad) if bad.any() else text), bad, "not one of " + "|".join(column.values)
 
 
