@@ -1,6 +1,6 @@
 """The audit benchmark (issue: a month of a casino in seconds, bounded memory).
 
-    python bench/run.py [--rounds 1000000] [--bundle bench/out/month-1m] [--no-pandera]
+    python bench/run.py [--rounds 1000000] [--bundle bench/out/month-1000k] [--workers 1] [--by-partition] [--no-pandera]
 
 Generates the workload if it is missing (all games, Parquet, breaches planted at 1 %), then prints:
 the time pyarrow takes just to read the files, the whole audit (load, each game's rules, outputs)
@@ -72,7 +72,7 @@ def child_by_partition(bundle: Path, out: Path) -> None:
                                   "parts": len(result.bundle.files)}))
 
 
-def child(bundle: Path, out: Path) -> None:
+def child(bundle: Path, out: Path, workers: int | None) -> None:
     """Runs in its own process so that its peak memory is the audit's alone."""
     from auditor.engine import DEFAULT_WORKERS, run_audit
     from auditor.frames import use_lean_memory_pool
@@ -89,7 +89,8 @@ def child(bundle: Path, out: Path) -> None:
     t["load"] = time.perf_counter() - started
     rows = {game: sum(len(loaded.frames[name]) for name in names if name in loaded.frames) for game, names in GAME_TABLES.items()}
     mark = time.perf_counter()
-    result = run_audit(loaded, load_ruleset(), select_rules(), lang="ca")  # as the CLI: DEFAULT_WORKERS games at a time
+    workers = workers or DEFAULT_WORKERS  # as the CLI
+    result = run_audit(loaded, load_ruleset(), select_rules(), lang="ca", workers=workers)
     t["rules"] = time.perf_counter() - mark
     mark = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
@@ -99,7 +100,7 @@ def child(bundle: Path, out: Path) -> None:
     write_html(result, summary, out / "report.html")
     t["outputs"] = time.perf_counter() - mark
     t["total"] = time.perf_counter() - started
-    report = {"timings": t, "per_game": result.timings, "rows": rows, "findings": int(len(result.findings)), "workers": DEFAULT_WORKERS,
+    report = {"timings": t, "per_game": result.timings, "rows": rows, "findings": int(len(result.findings)), "workers": workers,
               "rows_read": sum(f.rows_read for f in loaded.files), "report_bytes": (out / "report.html").stat().st_size}
     print("RESULT " + json.dumps(report))
 
@@ -183,12 +184,13 @@ def main() -> None:
     parser.add_argument("--bundle", type=Path, default=None)
     parser.add_argument("--no-pandera", action="store_true")
     parser.add_argument("--by-partition", action="store_true", help="also split the bundle by day and audit it by partition")
+    parser.add_argument("--workers", type=int, default=None, help="games audited at once (default: the CLI's)")
     parser.add_argument("--child", nargs=2, type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--child-partition", nargs=2, type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--child-pandera", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child[0], args.child[1])
+        child(args.child[0], args.child[1], args.workers)
         return
     if args.child_partition:
         child_by_partition(args.child_partition[0], args.child_partition[1])
@@ -200,7 +202,8 @@ def main() -> None:
     ensure_bundle(bundle, args.rounds)
     read_s, read_rows = min((pyarrow_read(bundle) for _ in range(2)), key=lambda x: x[0])
     out = bundle.parent / (bundle.name + "-report")
-    report, peak_gb = measured([sys.executable, __file__, "--child", str(bundle), str(out)])
+    workers = ["--workers", str(args.workers)] if args.workers else []
+    report, peak_gb = measured([sys.executable, __file__, "--child", str(bundle), str(out), *workers])
     if not args.no_pandera:
         report.update(measured([sys.executable, __file__, "--child-pandera", str(bundle)])[0])
     t = report["timings"]
