@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from auditor.engine import DEFAULT_WORKERS, FINDING_COLUMNS, AuditResult, run_audit, sort_findings
 from auditor.figures import FIGURE_COLUMNS, table_figures
 from auditor.frames import arrow, first_occurrences, isin
-from auditor.loading.bundle import Bundle, SourceFile, _load_files, _settled_requires, clean_rows, discover, duplicate_rows, load_bundle
+from auditor.loading.bundle import Bundle, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, load_bundle
 from auditor.loading.coerce import as_text
 from auditor.rules import Rule
 from auditor.ruleset import Ruleset
@@ -229,7 +229,7 @@ def audit_by_partition(
             parts = [lay.parts[table][key] for key in keys if key in lay.parts.get(table, {})]
             if not parts:
                 continue
-            loaded = _load_files(TABLES[table], [(part, part.relative_to(path).as_posix()) for part in parts])
+            loaded = load_files(TABLES[table], [(part, part.relative_to(path).as_posix()) for part in parts])
             group_sources += loaded.sources
             group_q += loaded.quarantine
             if not len(loaded.typed):

@@ -177,7 +177,7 @@ class _Loaded:
     is_clean: np.ndarray
 
 
-def _load_files(table: Table, files: list[tuple[Path, str]]) -> _Loaded:
+def load_files(table: Table, files: list[tuple[Path, str]]) -> _Loaded:
     """Read each file, then type all their rows at once: one pass per column however many files
     (a month of daily partitions is hundreds of small files). Rows are filtered once, by the caller,
     after duplicates are known: filtering copies every column."""
@@ -355,7 +355,7 @@ class _TableLoad:
 def _load_table(table: Table, paths: list[Path], root: Path, say: Progress) -> _TableLoad:
     """Every file of one table: clean rows in file order, their quarantine, and the ids they name."""
     say(f"reading {table.name} ({len(paths)} file{'s' if len(paths) > 1 else ''})")
-    loaded = _load_files(table, [(p, p.relative_to(root).as_posix()) for p in paths])
+    loaded = load_files(table, [(p, p.relative_to(root).as_posix()) for p in paths])
     if not len(loaded.typed):
         seen = pa.array([], type=pa.large_string()) if loaded.sources else None
         return _TableLoad(loaded.sources, _empty(table), loaded.quarantine, pd.DataFrame(columns=QUARANTINE_COLUMNS), seen)
