@@ -166,7 +166,7 @@ def _raw_ids(table: Table, raw: pd.DataFrame) -> pd.DataFrame:
 
 
 @dataclass
-class _Loaded:
+class LoadedFiles:
     """Files of one table read and typed together: every row that split into cells, with `_file`
     and `_line`; their quarantine; each row's own id; which rows passed LOG001."""
 
@@ -177,7 +177,7 @@ class _Loaded:
     is_clean: np.ndarray
 
 
-def load_files(table: Table, files: list[tuple[Path, str]]) -> _Loaded:
+def load_files(table: Table, files: list[tuple[Path, str]]) -> LoadedFiles:
     """Read each file, then type all their rows at once: one pass per column however many files
     (a month of daily partitions is hundreds of small files). Rows are filtered once, by the caller,
     after duplicates are known: filtering copies every column."""
@@ -207,7 +207,7 @@ def load_files(table: Table, files: list[tuple[Path, str]]) -> _Loaded:
         if len(raw.frame):
             raws.append((raw, source))
     if not raws:
-        return _Loaded(sources, pd.DataFrame(), quarantine, pd.Series([], dtype=object), np.zeros(0, dtype=bool))
+        return LoadedFiles(sources, pd.DataFrame(), quarantine, pd.Series([], dtype=object), np.zeros(0, dtype=bool))
     frame = raws[0][0].frame if len(raws) == 1 else pd.concat([r.frame for r, _ in raws], ignore_index=True)
     lines = np.concatenate([r.lines for r, _ in raws])
     file_code = np.repeat(np.arange(len(raws)), [len(r.frame) for r, _ in raws])
@@ -223,7 +223,7 @@ def load_files(table: Table, files: list[tuple[Path, str]]) -> _Loaded:
     typed["_file"] = pd.Categorical.from_codes(file_code.astype(np.int32), categories=list(names))
     typed["_line"] = lines
     own = ids["own_id"] if "own_id" in ids else pd.Series([], dtype=object)
-    return _Loaded(sources, typed, [q for q in quarantine if len(q)], own, ~bad)
+    return LoadedFiles(sources, typed, [q for q in quarantine if len(q)], own, ~bad)
 
 
 def clean_rows(table: Table, typed: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
