@@ -111,10 +111,11 @@ def _first_pass(path: Path, lay: Layout) -> tuple[dict[str, pa.Array], dict[str,
         if not seen:
             ids[table] = pa.array([], type=pa.large_string())
             continue
-        first, ids[table] = first_occurrences(pa.concat_arrays(seen))
+        every = pa.concat_arrays(seen)
+        first, ids[table] = first_occurrences(every)
         later = np.flatnonzero((first >= 0) & (first != np.arange(len(first))))
         if len(later):
-            repeated[table] = set(pa.concat_arrays(seen).take(pa.array(later, type=pa.int64())).to_pylist())
+            repeated[table] = set(every.take(pa.array(later, type=pa.int64())).to_pylist())
     return ids, repeated
 
 

@@ -77,12 +77,6 @@ class Bundle:
         return self._positions[memo]
 
 
-def _size_of(path: Path) -> int:
-    if path.is_dir():
-        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-    return path.stat().st_size
-
-
 def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as fh:
@@ -239,21 +233,18 @@ def _unreadable(table: Table, name: str, reason: str, rows: int | None = None) -
     )
 
 
-def _deduplicate(table: Table, frame: pd.DataFrame, named: list[pd.Series], clean: np.ndarray) -> tuple[np.ndarray, pd.DataFrame, pa.Array]:
+def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.ndarray) -> tuple[np.ndarray, pd.DataFrame, pa.Array]:
     """Later occurrences of an id among the clean rows of `frame` (all rows read, typed; `clean`
-    marks those that passed LOG001): their mask and LOG002 records, and every distinct id the
-    table's rows name (quarantined rows included, for LOG003).
+    marks those that passed LOG001; `ids` the own id of each of its rows): their mask and LOG002
+    records, and every distinct id the table's rows name (quarantined rows included, for LOG003).
 
     The ids of every row read are matched once (`first_occurrences`): each row learns where its id
     first stands, so repeated ids are found without hashing an id twice."""
     none = pd.DataFrame(columns=QUARANTINE_COLUMNS)
     no_dup = np.zeros(len(frame), dtype=bool)
-    arrays = [arrow(n) for n in named if len(n)]
-    if not arrays:
+    if not len(ids):
         return no_dup, none, pa.array([], type=pa.large_string())
-    if len({a.type for a in arrays}) > 1:
-        arrays = [a.cast(pa.large_string()) for a in arrays]
-    first, seen = first_occurrences(pa.concat_arrays(arrays) if len(arrays) > 1 else arrays[0])
+    first, seen = first_occurrences(arrow(ids))
     if not table.id_column or not clean.any() or len(seen) == int((first >= 0).sum()):
         return no_dup, none, seen
     if len(first) != len(frame):
@@ -359,8 +350,7 @@ def _load_table(table: Table, paths: list[Path], root: Path, say: Progress) -> _
     if not len(loaded.typed):
         seen = pa.array([], type=pa.large_string()) if loaded.sources else None
         return _TableLoad(loaded.sources, _empty(table), loaded.quarantine, pd.DataFrame(columns=QUARANTINE_COLUMNS), seen)
-    named = [loaded.ids] if len(loaded.ids) else []
-    dup, dups, seen = _deduplicate(table, loaded.typed, named, loaded.is_clean)
+    dup, dups, seen = _deduplicate(table, loaded.typed, loaded.ids, loaded.is_clean)
     return _TableLoad(loaded.sources, clean_rows(table, loaded.typed, loaded.is_clean & ~dup), loaded.quarantine, dups, seen)
 
 
@@ -379,7 +369,7 @@ def load_bundle(
     wanted = [t for t in TABLES if t in found and (tables is None or t in tables)]
     if threads > 1 and len(wanted) > 1:
         # Largest tables first, so that the threads finish together.
-        size = {t: sum(_size_of(p) for p in found[t]) for t in wanted}
+        size = {t: sum(p.stat().st_size for p in found[t]) for t in wanted}
         with ThreadPoolExecutor(max_workers=threads) as pool:
             futures = {t: pool.submit(_load_table, TABLES[t], found[t], path, say) for t in sorted(wanted, key=lambda t: -size[t])}
             loads = {t: futures[t].result() for t in wanted}
@@ -395,8 +385,6 @@ def load_bundle(
     _count_late_quarantine(files, late)
     parts = [x for x in quarantine + late if len(x)]
     q = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=QUARANTINE_COLUMNS)
-    for frame in frames.values():
-        frame["_file"] = frame["_file"].astype("category")
     manifest, manifest_error = read_manifest(path)
     return Bundle(path, files, frames, q, ids_seen, manifest, manifest_error, ignored)
 
@@ -413,6 +401,6 @@ def _count_late_quarantine(files: list[SourceFile], late: list[pd.DataFrame]) ->
 def _empty(table: Table) -> pd.DataFrame:
     frame, _ = coerce(table, pd.DataFrame({c.name: pd.Series([], dtype=object) for c in table.columns}))
     frame = finalize_dtypes(frame, table)
-    frame["_file"] = pd.Series([], dtype=object)
+    frame["_file"] = pd.Series([], dtype="category")
     frame["_line"] = pd.Series([], dtype=np.int64)
     return frame
