@@ -38,3 +38,13 @@ def test_every_rule_has_a_planter() -> None:
     from auditor.simulate.plant import PLANTERS
 
     assert set(PLANTERS) == set(REGISTRY)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_dense_planting_keeps_every_planted_breach_true(tmp_path: Path, seed: int) -> None:
+    """At one breach every other coup, plants land in the same shoes: a card-count breach (CDF121)
+    must not be undone by a later plant changing the cards dealt before it."""
+    sim = simulate(tmp_path / "b", seed=seed, rounds=3000, games=["chemin_de_fer"], fmt="parquet", plant_rate=0.5)
+    planted = Counter((p["rule"], p["table_id"], p["round_id"], p["item_id"]) for p in sim.planted)
+    assert sum(1 for k in planted if k[0] == "CDF121") > 5
+    assert _audit(tmp_path / "b") == planted

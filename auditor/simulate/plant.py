@@ -398,6 +398,9 @@ def cdf121(p: Planter) -> bool:
         if spent:
             p.set("cdf_coups", i, player_cards=" ".join([spent[0]] + pc[1:]))
             _coup(p, "CDF121", i)
+            # The breach rests on the cards dealt before it in the shoe: no later plant may change them.
+            shoe = (c["shoe_id"] == c.at[i, "shoe_id"]) & (c["table_id"] == c.at[i, "table_id"]) & (c["coup_no"] < c.at[i, "coup_no"])
+            p.claim("cdf_coups", *c.index[shoe])
             return True
         p.claim("cdf_coups", i)
     return False
