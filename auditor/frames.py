@@ -88,6 +88,52 @@ def join_on_key(
     return out
 
 
+def is_sorted(frame: pd.DataFrame, by: list[str]) -> bool:
+    """Whether `frame.sort_values(by, kind="stable")` would keep every row where it is. Logs are
+    mostly written in the order a replay needs: checking costs a comparison per key and row, where
+    sorting costs a factorisation per key and a copy of every column. Keys with nulls answer False
+    (the sort would place them last), as do keys of a kind not compared here."""
+    n = len(frame)
+    if n < 2:
+        return True
+    ordered = np.ones(n - 1, dtype=bool)  # rows i and i+1 in order on the keys seen so far (from the last)
+    for key in reversed(by):
+        pair = _ordered_pairs(frame[key])
+        if pair is None:
+            return False
+        before, same = pair
+        ordered = before | (same & ordered)
+    return bool(ordered.all())
+
+
+def _ordered_pairs(values: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
+    """For consecutive values, (a < b, a == b), or None when the series has nulls or an unknown kind."""
+    if values.isna().any():
+        return None
+    dtype = values.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        codes = values.cat.codes.to_numpy()  # an unordered categorical sorts by its codes
+        return codes[:-1] < codes[1:], codes[:-1] == codes[1:]
+    if dtype == object or not (pd.api.types.is_string_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype)
+                               or pd.api.types.is_datetime64_any_dtype(dtype)):
+        return None
+    if pd.api.types.is_string_dtype(dtype):
+        # Arrow compares UTF-8 bytes, the order of code points: the order pandas sorts str in.
+        text = arrow(values)
+        a, b = text[:-1], text[1:]
+        return (pc.less(a, b).to_numpy(zero_copy_only=False).astype(bool, copy=False),
+                pc.equal(a, b).to_numpy(zero_copy_only=False).astype(bool, copy=False))
+    if pd.api.types.is_bool_dtype(dtype):
+        return None
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        raw = np.asarray(values.array.asi8)  # instants, whatever the zone they are shown in
+    else:
+        raw = values.to_numpy()
+        if raw.dtype == object:
+            return None
+    return raw[:-1] < raw[1:], raw[:-1] == raw[1:]
+
+
 def first_occurrences(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """For each id, the position of the first row that holds it (-1 for a null), and the distinct
     non-null ids.

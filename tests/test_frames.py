@@ -7,7 +7,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from auditor.frames import first_occurrences, in_sorted, join_on_key, positions
+from auditor.frames import first_occurrences, in_sorted, is_sorted, join_on_key, positions
 
 
 def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -110,3 +110,34 @@ def test_first_occurrences_agrees_with_a_dictionary(seed: int) -> None:
         codes, distinct = first_occurrences(pa.array(values, type=pa.string()))
         assert codes.tolist() == _naive_first(values)
         assert sorted(distinct.to_pylist()) == sorted({v for v in values if v is not None})
+
+
+def _keeps_order(frame: pd.DataFrame, by: list[str]) -> bool:
+    return bool((frame.sort_values(by, kind="stable").index == frame.index).all())
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_is_sorted_agrees_with_sort_values(seed: int) -> None:
+    """A replay skips its sort only when the sort would move no row (strings, instants in any zone,
+    file order as a categorical, integers; ties left to the later keys)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 40))
+    ts = pd.Timestamp("2026-03-01T20:00:00+01:00") + pd.to_timedelta(rng.integers(0, 4, n), unit="min")
+    frame = pd.DataFrame({
+        "table_id": pd.Series(rng.choice(["T1", "T10", "T2", "Ç3", "t1"], n), dtype="str"),
+        "ts": pd.Series(ts).dt.tz_convert("UTC"),
+        "_file": pd.Categorical.from_codes(rng.integers(0, 3, n), categories=["b.csv", "a.csv", "c.csv"]),
+        "_line": rng.integers(0, 5, n),
+    })
+    by = ["table_id", "ts", "_file", "_line"]
+    ordered = frame.sort_values(by, kind="stable").reset_index(drop=True)
+    assert is_sorted(ordered, by)
+    assert is_sorted(frame, by) == _keeps_order(frame, by)
+    swapped = ordered.iloc[::-1].reset_index(drop=True)
+    assert is_sorted(swapped, by) == _keeps_order(swapped, by)
+
+
+def test_is_sorted_answers_false_on_nulls_so_the_sort_places_them() -> None:
+    frame = pd.DataFrame({"table_id": pd.Series(["T1", None, "T2"], dtype="str"), "n": [1, 2, 3]})
+    assert not is_sorted(frame, ["table_id", "n"])
+    assert is_sorted(frame, ["n"])
