@@ -106,6 +106,11 @@ def is_sorted(frame: pd.DataFrame, by: list[str]) -> bool:
     return bool(ordered.all())
 
 
+def stable_sorted(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """`frame.sort_values(by, kind="stable")`, or `frame` itself when no row would move (labels kept)."""
+    return frame if is_sorted(frame, by) else frame.sort_values(by, kind="stable")
+
+
 def _ordered_pairs(values: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
     """For consecutive values, (a < b, a == b), or None when the series has nulls or an unknown kind."""
     if values.isna().any():

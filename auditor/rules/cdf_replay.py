@@ -18,6 +18,8 @@ RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 PUNT_SIDE = ("punt", "banc", "banc_amb_la_taula", "banc_seguit")
 BANC_KINDS = ("banc", "banc_seguit")
+# A shoe's coups in dealing order (file order breaks ties, so that a repeat is the later row).
+SHOE_ORDER = ["table_id", "shoe_id", "coup_no", "_file", "_line"]
 
 # byte -> card value (A=1, 2-9 face, T J Q K = 0), rank index, suit index; 255 = no card.
 _VALUE = np.full(256, 255, dtype=np.int16)

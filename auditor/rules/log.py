@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from auditor.frames import isin
+from auditor.frames import isin, stable_sorted
 from auditor.rules.base import Context, hits, no_hits, rule
+from auditor.rules.cdf_replay import SHOE_ORDER
 from auditor.schema import REPORTED_ON, ROUND_TABLES, TABLES
 
 def _quarantined(ctx: Context, code: str) -> pd.DataFrame:
@@ -177,7 +178,7 @@ def sequence(ctx: Context) -> pd.DataFrame:
     coups = ctx.frame("cdf_coups")
     if coups.empty:
         return no_hits()
-    c = coups.sort_values(["table_id", "shoe_id", "coup_no", "_file", "_line"], kind="stable")
+    c = stable_sorted(coups, SHOE_ORDER)
     same = (c["table_id"] == c["table_id"].shift()) & (c["shoe_id"] == c["shoe_id"].shift())
     prev_no = c["coup_no"].shift().where(same, 0).astype("int64")
     expected_no = prev_no + 1
