@@ -60,6 +60,20 @@ def test_trn405_adult_on_the_start_date(tmp_path: Path, born: str, finding: bool
     assert bool(run(tmp_path, [tour()], "TRN405", [entry("E1", born)])) is finding
 
 
+@pytest.mark.parametrize(("starts", "born", "latest"), [
+    ("2026-03-25", "2010-05-05", "2008-03-25"),  # leap days between: the same calendar date, not 18 × 365.25 days
+    ("2026-02-28", "2008-03-01", "2008-02-29"),  # born 29 February 2008: of age on 28 February 2026
+    ("2024-02-29", "2006-03-01", "2006-02-28"),
+])
+def test_trn405_names_the_last_birth_date_of_age(tmp_path: Path, starts: str, born: str, latest: str) -> None:
+    t = tour(starts_on=pd.Timestamp(starts), notified_on=pd.Timestamp(starts) - pd.Timedelta(days=10),
+             authorised_from=pd.Timestamp(starts) - pd.Timedelta(days=30), authorised_to=pd.Timestamp(starts) + pd.Timedelta(days=30))
+    lawful = entry("E2", latest)
+    f = audit(tmp_path, {"tournaments": [t], "tournament_entries": [entry("E1", born), lawful]}, "TRN405")
+    assert found(f) == [("TR1", "E1")]
+    assert f["expected"].tolist() == [f"born on or before {latest}"]
+
+
 def test_trn406_407_excluded_and_registered(tmp_path: Path) -> None:
     entries = [entry("E1", "1990-01-01"), entry("E2", "1990-01-01", excluded=True), entry("E3", "1990-01-01", registered=False)]
     assert run(tmp_path, [tour()], "TRN406", entries) == [("TR1", "E2")]

@@ -40,6 +40,17 @@ def _years_after(dates: pd.Series, years: np.ndarray) -> pd.Series:
     return out
 
 
+def _latest_birth(on: pd.Series, years: np.ndarray) -> pd.Series:
+    """The last birth date that is `years` old on `on`, the inverse of `_years_after`: on 28 February
+    of a common year, one born 29 February of a leap year counts as having come of age."""
+    before = pd.Series(pd.NaT, index=on.index, dtype=on.dtype)
+    for n in np.unique(years):
+        mask = years == n
+        before[mask] = on[mask] - pd.DateOffset(years=int(n))
+    leap_day_after = (on.dt.month == 2) & (on.dt.day == 28) & before.dt.is_leap_year
+    return before.where(~leap_day_after, before + pd.Timedelta(days=1))
+
+
 @rule(
     "TRN401", "organisation-costs", "major", "tournament", (EP, "c)", "es pot destinar com a màxim un percentatge del vint-i-cinc (25) per cent a les despeses d'organització"),
     tables=T, params=("max_costs_share",),
@@ -139,9 +150,11 @@ def adult_participants(ctx: Context) -> pd.DataFrame:
     Passes: born 2008-03-20, starts 2026-03-20. Fails: born 2008-03-21.
     """
     e = _entries(ctx)
-    adult_on = _years_after(e["birth_date"], ctx.param_array("adult_age", e["ts"]))
+    age = ctx.param_array("adult_age", e["ts"])
+    adult_on = _years_after(e["birth_date"], age)
     bad = (adult_on > e["ts"]).fillna(False)
-    return hits(e, bad, round_col="tournament_id", item_col="player_id", expected=lambda f: "born on or before " + _day(f["ts"] - (adult_on[f.index] - f["birth_date"])),
+    latest = _latest_birth(e["ts"], age)
+    return hits(e, bad, round_col="tournament_id", item_col="player_id", expected=lambda f: "born on or before " + _day(latest[f.index]),
                 observed=lambda f: "born " + _day(f["birth_date"]))
 
 
