@@ -37,7 +37,10 @@ def test_lawful_tournament_passes_every_rule(tmp_path: Path) -> None:
 
 
 def test_trn401_organisation_costs(tmp_path: Path) -> None:
-    assert run(tmp_path, [tour(), tour("TR2", organisation_costs_cents=25001, prizes_cents=80000)], "TRN401") == [("TR2", None)]
+    tours = [tour(), tour("TR2", organisation_costs_cents=25001, prizes_cents=80000), tour("TR3", fees_cents=100001, organisation_costs_cents=25001)]
+    f = audit(tmp_path, {"tournaments": tours}, "TRN401")
+    assert found(f) == [("TR2", None), ("TR3", None)]
+    assert f["expected"].tolist() == ["<= 25000", "<= 25000.25"]
 
 
 def test_trn402_fees_to_prizes(tmp_path: Path) -> None:

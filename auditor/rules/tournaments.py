@@ -65,7 +65,13 @@ def organisation_costs(ctx: Context) -> pd.DataFrame:
     t = _tournaments(ctx)
     cap = t["fees_cents"] * ctx.param_array("max_costs_share", t["ts"])
     bad = t["organisation_costs_cents"] > cap
-    return hits(t, bad, round_col="tournament_id", expected=lambda f: "<= " + cap[f.index].round(2).astype(str), observed=t["organisation_costs_cents"])
+    return hits(t, bad, round_col="tournament_id", expected=lambda f: "<= " + _cents(cap[f.index]), observed=t["organisation_costs_cents"])
+
+
+def _cents(values: pd.Series) -> pd.Series:
+    """An amount in cents as text: whole amounts without a decimal point, others to the hundredth."""
+    whole = values == np.floor(values)
+    return values.round(2).astype(str).where(~whole, values.astype("int64").astype(str))
 
 
 @rule(
