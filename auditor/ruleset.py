@@ -90,6 +90,7 @@ PARAMETERS: dict[str, Validator] = {
     "min_players": _number(0, integer=True),
     "decks": _number(1, integer=True),
     "max_abonaments": _number(0, integer=True),
+    "losing_banker_no_carryover": _boolean,
     "player_optional_5": _boolean,
     "banker_optional_3_vs_9": _boolean,
     "banker_optional_5_vs_4": _boolean,

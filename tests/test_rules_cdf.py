@@ -5,7 +5,24 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import CDF_TABLE, at, audit, cdf, coup, found, lost, outcome_of, stake_row, won
+from helpers import (
+    CDF_TABLE,
+    at,
+    audit,
+    cdf,
+    coup,
+    found,
+    lost,
+    outcome_of,
+    stake_row,
+    won,
+    write_bundle,
+)
+
+from auditor.engine import run_audit
+from auditor.loading import load_bundle
+from auditor.rules import select_rules
+from auditor.ruleset import RULESET_DIR, load_ruleset
 
 
 def test_lawful_coups_pass_every_cdf_rule(tmp_path: Path) -> None:
@@ -114,6 +131,21 @@ def test_cdf112_losing_banker_cedes(tmp_path: Path) -> None:
     c4 = coup("C4", bank_event="retained", banker_id="B2", banker_seat=2, bank_cents=10000)
     f = audit(tmp_path, cdf([c1, c2, c3, c4], s1 + s3), "CDF112")
     assert found(f) == [("C4", None)]
+
+
+def test_cdf112_a_losing_banker_does_not_carry_the_bank_into_the_next_shoe(tmp_path: Path) -> None:
+    c1, s1 = lost("C1", stop_card=True)  # the shoe's last coup, lost by B1
+    c2 = coup("C2", shoe_id="S2", coup_no=1, bank_event="shoe_carryover", bank_cents=10000)
+    tables = cdf([c1, c2], s1)
+    assert found(audit(tmp_path / "a", tables, "CDF112")) == [("C2", None)]
+    # The catalogue's letter (only `retained`) is one ruleset value away.
+    text = (RULESET_DIR / "decret-455-2025.toml").read_text(encoding="utf-8")
+    old = "values = { 2025-12-10 = true }"
+    start = text.index("[parameters.losing_banker_no_carryover]")
+    custom = tmp_path / "letter.toml"
+    custom.write_text(text[:start] + text[start:].replace(old, "values = { 2025-12-10 = false }", 1), encoding="utf-8")
+    bundle = load_bundle(write_bundle(tmp_path / "b", tables))
+    assert run_audit(bundle, load_ruleset(custom), select_rules("CDF112"), lang="en").findings.empty
 
 
 def test_cdf113_first_bank_seat_1(tmp_path: Path) -> None:

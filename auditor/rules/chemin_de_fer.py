@@ -288,19 +288,20 @@ def bank_never_decreased(ctx: Context) -> pd.DataFrame:
 
 @rule(
     "CDF112", "losing-banker-cedes", "major", "chemin_de_fer", (EP, "V", "El jugador pot retenir la banca mentre guanya però en el cas que perdi ha de cedir-la"),
-    tables=COUPS,
+    tables=COUPS, params=("losing_banker_no_carryover",),
     en="A banker who lost kept the bank",
     ca="Un banquer que ha perdut ha retingut la banca",
 )
 def losing_banker_cedes(ctx: Context) -> pd.DataFrame:
     """A banker who lost a coup (the punt won, by the cards) does not hold the bank on the table's
-    next coup as `retained`, nor carry it over into the next shoe (`shoe_carryover`: only a banker
-    who won the last coup may, VII).
+    next coup as `retained`, nor, with `losing_banker_no_carryover` (the default), carry it over into
+    the next shoe as `shoe_carryover` (only the banker who won a shoe's last coup may continue, VII).
 
     Passes: banker loses; next coup `rotation` with another banker. Fails: next coup `retained`.
     """
     c = cdf.coups(ctx)
-    bad = c["prev_lost"] & c["bank_event"].isin(("retained", "shoe_carryover"))
+    carryover = (c["bank_event"] == "shoe_carryover") & ctx.param_array("losing_banker_no_carryover", c["ts"]).astype(bool)
+    bad = c["prev_lost"] & ((c["bank_event"] == "retained") | carryover)
     return hits(c, bad, round_col="coup_id", expected="rotation", observed=c["bank_event"])
 
 
