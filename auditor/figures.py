@@ -17,10 +17,47 @@ from auditor.loading import Bundle
 FIGURE_COLUMNS = ["table_id", "game", "rounds", "staked_cents", "paid_cents", "cagnotte_cents", "house_result_cents"]
 
 
-def _sum_by(codes: np.ndarray, values: pd.Series, n: int) -> np.ndarray:
-    """Integer sums of `values` per table code: money is summed exactly, never in floating point."""
-    cents = pd.Series(values.fillna(0).to_numpy(dtype="int64"))
-    return cents.groupby(codes).sum().reindex(range(n), fill_value=0).to_numpy(dtype="int64")
+# Below this bound every partial sum of float64 weights is an exact integer (2**53).
+_EXACT_FLOAT = float(2**53)
+
+
+def _sum_by(codes: np.ndarray, cents: np.ndarray, n: int) -> np.ndarray:
+    """Integer sums of `cents` per table code: money is summed exactly, never rounded. bincount adds
+    in float64, which is exact while no sum can pass 2**53 cents; larger amounts (hostile or not)
+    are summed as integers."""
+    if not len(cents):
+        return np.zeros(n, dtype=np.int64)
+    largest = max(abs(float(cents.min())), abs(float(cents.max())))
+    if largest * len(cents) < _EXACT_FLOAT:
+        return np.rint(np.bincount(codes, weights=cents, minlength=n)).astype(np.int64)
+    exact = pd.Series(cents.astype(object)).groupby(codes).sum()  # Python integers: no wrap-around
+    return exact.reindex(range(n), fill_value=0).to_numpy(dtype=object)
+
+
+def _int_column(values: pd.Series) -> pd.Series:
+    """int64 where every value fits, else Python integers (a hostile log's sums must not wrap)."""
+    ints = [int(v) for v in values]
+    if all(-(2**63) <= v < 2**63 for v in ints):
+        return pd.Series(ints, index=values.index, dtype="int64")
+    return pd.Series(ints, index=values.index, dtype=object)
+
+
+def combine_figures(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """One row per table from the figures of several parts of a bundle, summed exactly."""
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return pd.DataFrame(columns=FIGURE_COLUMNS)
+    both = pd.concat(parts, ignore_index=True)
+    money = FIGURE_COLUMNS[2:]
+    both[money] = both[money].astype(object)
+    out = both.groupby(["table_id", "game"], as_index=False)[money].sum()[FIGURE_COLUMNS]
+    for col in money:
+        out[col] = _int_column(out[col])
+    return out.sort_values(["game", "table_id"]).reset_index(drop=True)
+
+
+def _cents(values: pd.Series) -> np.ndarray:
+    return values.fillna(0).to_numpy(dtype="int64")
 
 
 def _per_table(rounds: pd.DataFrame, where: np.ndarray | None, items: pd.DataFrame | None, game: str,
@@ -31,12 +68,14 @@ def _per_table(rounds: pd.DataFrame, where: np.ndarray | None, items: pd.DataFra
     out: dict[str, object] = {"table_id": np.asarray(tables, dtype=object), "game": game,
                               "rounds": np.bincount(codes, minlength=n)}
     for name, values in (round_amounts or {}).items():
-        out[name] = _sum_by(codes, values, n)
+        out[name] = _sum_by(codes, _cents(values), n)
     if items is not None and where is not None and len(items) and amounts:
         known = where >= 0
-        item_codes = codes[where[known]]
+        every = bool(known.all())
+        item_codes = codes[where] if every else codes[where[known]]
         for name, values in amounts.items():
-            out[name] = _sum_by(item_codes, values[known], n)
+            cents = _cents(values)
+            out[name] = _sum_by(item_codes, cents if every else cents[known], n)
     return pd.DataFrame(out)
 
 
@@ -74,6 +113,6 @@ def table_figures(bundle: Bundle) -> pd.DataFrame:
         return pd.DataFrame(columns=FIGURE_COLUMNS)
     out = pd.concat(parts, ignore_index=True).reindex(columns=FIGURE_COLUMNS).fillna(0)
     for col in FIGURE_COLUMNS[2:]:
-        out[col] = out[col].astype("int64")
+        out[col] = _int_column(out[col])
     out["table_id"] = out["table_id"].astype(str)
     return out.sort_values(["game", "table_id"]).reset_index(drop=True)

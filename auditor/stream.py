@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from auditor.engine import DEFAULT_WORKERS, FINDING_COLUMNS, AuditResult, run_audit, sort_findings
-from auditor.figures import FIGURE_COLUMNS, table_figures
+from auditor.figures import combine_figures, table_figures
 from auditor.frames import arrow, first_occurrences, isin
 from auditor.loading.bundle import Bundle, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, load_bundle
 from auditor.loading.coerce import as_text
@@ -293,9 +293,7 @@ def audit_by_partition(
     errors.update(final.errors)
     all_findings = sort_findings(pd.concat([f for f in findings if len(f)], ignore_index=True)[FINDING_COLUMNS]) if any(len(f) for f in findings) else final.findings
     figures.append(table_figures(static))
-    fig = pd.concat([f for f in figures if len(f)], ignore_index=True) if any(len(f) for f in figures) else pd.DataFrame(columns=FIGURE_COLUMNS)
-    if len(fig):
-        fig = fig.groupby(["table_id", "game"], as_index=False)[FIGURE_COLUMNS[2:]].sum()[FIGURE_COLUMNS].sort_values(["game", "table_id"]).reset_index(drop=True)
+    fig = combine_figures(figures)
     frames = {**static.frames, **{t: pd.concat(v, ignore_index=True) for t, v in evidence.items()}}
     everything = Bundle(path, static.files + files, frames, pd.concat([static.quarantine, *quarantine], ignore_index=True),
                         ids_seen, static.manifest, static.manifest_error, static.ignored)

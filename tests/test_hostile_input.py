@@ -80,3 +80,16 @@ def test_a_file_instead_of_a_bundle_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "f.csv").write_text("x")
     result = audit(tmp_path / "f.csv", tmp_path / "o")
     assert result.exit_code == 2 and "not a directory" in result.output
+
+
+def test_amounts_whose_sums_pass_int64_are_summed_exactly(tmp_path: Path) -> None:
+    """Parquet holds any int64: the per-table figures must not wrap around (and nothing crashes)."""
+    tables = cdf([coup("C1"), coup("C2")])
+    tables["cdf_coups"][0]["cagnotte_cents"] = 2**62
+    tables["cdf_coups"][1]["cagnotte_cents"] = 2**62
+    write_bundle(tmp_path / "b", tables, fmt="parquet")
+    result = audit(tmp_path / "b", tmp_path / "o")
+    assert result.exit_code == 1, result.output  # a cagnotte on a tie is a finding
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["tables"][0]["cagnotte_cents"] == 2**63
+    assert "92 233 720 368 547 758.08 €" in (tmp_path / "o" / "report.html").read_text()

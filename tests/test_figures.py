@@ -1,0 +1,46 @@
+"""Per-table money figures: sums are exact integers, whatever the amounts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from auditor.figures import _sum_by, combine_figures
+
+
+def _naive(codes: np.ndarray, cents: np.ndarray, n: int) -> list[int]:
+    out = [0] * n
+    for c, v in zip(codes.tolist(), cents.tolist(), strict=True):
+        out[c] += v
+    return out
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_sums_per_table_are_exact(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 6))
+    size = int(rng.integers(0, 200))
+    codes = rng.integers(0, n, size)
+    # Ordinary stakes, signed results, and amounts large enough that float64 would round them.
+    scale = [10**4, 10**9, 2**60][seed % 3]
+    cents = rng.integers(-scale, scale, size, dtype=np.int64)
+    assert _sum_by(codes, cents, n).tolist() == _naive(codes, cents, n)
+
+
+def test_a_table_without_items_sums_to_zero() -> None:
+    assert _sum_by(np.array([1, 1]), np.array([5, 7], dtype=np.int64), 3).tolist() == [0, 12, 0]
+    assert _sum_by(np.array([], dtype=np.int64), np.array([], dtype=np.int64), 2).tolist() == [0, 0]
+
+
+def test_parts_of_a_bundle_combine_exactly_even_past_int64() -> None:
+    def part(staked: int) -> pd.DataFrame:
+        return pd.DataFrame({"table_id": ["T1"], "game": ["wheel_of_fortune"], "rounds": [3], "staked_cents": [staked],
+                             "paid_cents": [0], "cagnotte_cents": [0], "house_result_cents": [-staked]})
+
+    ordinary = combine_figures([part(1_000), part(2_500)])
+    assert ordinary["staked_cents"].tolist() == [3_500] and ordinary["staked_cents"].dtype == "int64"
+    assert ordinary["rounds"].tolist() == [6]
+    huge = combine_figures([part(2**62), part(2**62)])
+    assert huge["staked_cents"].tolist() == [2**63] and huge["house_result_cents"].tolist() == [-(2**63)]
+    assert combine_figures([]).empty
