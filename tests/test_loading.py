@@ -37,6 +37,7 @@ def _reasons(bundle) -> dict[int, str]:
     ("ts", "yesterday", "not an ISO 8601 timestamp"),
     ("coup_no", "three", "not an integer"),
     ("coup_no", "2.5", "not an integer"),
+    ("bank_cents", "4611686018427387904", "not an integer of at most 18 digits"),
     ("bank_cents", "-100", "negative amount of money"),
     ("bank_event", "stolen", "not one of"),
     ("player_cards", "9S 8X", "malformed cards"),

@@ -78,7 +78,7 @@ def _parse_int(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
     mask = ints.is_null().to_numpy(zero_copy_only=False)
     exact = pd.arrays.IntegerArray(ints.fill_null(0).to_numpy(), mask)  # never through float64
     values = pd.Series(exact, index=raw.index)
-    return values, bad, "not an integer"
+    return values, bad, "not an integer of at most 18 digits"
 
 
 def _parse_float(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
