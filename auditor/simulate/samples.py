@@ -55,21 +55,20 @@ def _malformed(target: Path) -> None:
     (target / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
 
-def main() -> None:
-    if ROOT.exists():
-        for entry in ROOT.iterdir():
+def main(root: Path = ROOT) -> None:
+    if root.exists():
+        for entry in root.iterdir():
             shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
-    ROOT.mkdir(exist_ok=True)
+    root.mkdir(exist_ok=True)
     for name, (game, prefix, rounds) in GAMES.items():
-        n = rounds if game != "tournament" else rounds
-        simulate(ROOT / f"{name}-clean", seed=2026, rounds=n, games=[game], fmt="csv")
-        (ROOT / f"{name}-clean.planted.jsonl").unlink()
-        simulate(ROOT / f"{name}-broken", seed=2027, rounds=n, games=[game], fmt="csv", plant_rules=[prefix])
-    simulate(ROOT / "casino-month", seed=7, rounds=1500, fmt="parquet", plant_rate=0.004)
+        simulate(root / f"{name}-clean", seed=2026, rounds=rounds, games=[game], fmt="csv")
+        (root / f"{name}-clean.planted.jsonl").unlink()
+        simulate(root / f"{name}-broken", seed=2027, rounds=rounds, games=[game], fmt="csv", plant_rules=[prefix])
+    simulate(root / "casino-month", seed=7, rounds=1500, fmt="parquet", plant_rate=0.004)
     # The same play split into Parquet parts by day, for `audit --by-partition`.
-    partition(ROOT / "casino-month", ROOT / "casino-month-by-day")
-    _malformed(ROOT / "malformed-log")
-    print(f"samples written to {ROOT}")
+    partition(root / "casino-month", root / "casino-month-by-day")
+    _malformed(root / "malformed-log")
+    print(f"samples written to {root}")
 
 
 if __name__ == "__main__":
