@@ -232,5 +232,7 @@ def read_jsonl(path: Path, text_columns: list[str] | None = None) -> RawTable:
 
 def read_parquet(path: Path) -> RawTable:
     table = pq.ParquetFile(path).read()
-    frame = table.to_pandas()
+    # One block per column (no consolidating copy), each Arrow column freed once converted.
+    frame = table.to_pandas(split_blocks=True, self_destruct=True)
+    del table
     return RawTable(frame, np.arange(1, len(frame) + 1, dtype=np.int64))
