@@ -32,7 +32,7 @@ def _day(values: pd.Series) -> pd.Series:
 
 
 def _years_after(dates: pd.Series, years: np.ndarray) -> pd.Series:
-    """The same calendar date `years` later (29 February → 28 February), per row."""
+    """The same calendar date `years` later, or earlier when negative (29 February → 28 February), per row."""
     out = pd.Series(pd.NaT, index=dates.index, dtype=dates.dtype)
     for n in np.unique(years):
         mask = years == n
@@ -43,10 +43,7 @@ def _years_after(dates: pd.Series, years: np.ndarray) -> pd.Series:
 def _latest_birth(on: pd.Series, years: np.ndarray) -> pd.Series:
     """The last birth date that is `years` old on `on`, the inverse of `_years_after`: on 28 February
     of a common year, one born 29 February of a leap year counts as having come of age."""
-    before = pd.Series(pd.NaT, index=on.index, dtype=on.dtype)
-    for n in np.unique(years):
-        mask = years == n
-        before[mask] = on[mask] - pd.DateOffset(years=int(n))
+    before = _years_after(on, -years)
     leap_day_after = (on.dt.month == 2) & (on.dt.day == 28) & before.dt.is_leap_year
     return before.where(~leap_day_after, before + pd.Timedelta(days=1))
 
