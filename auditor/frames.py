@@ -117,25 +117,23 @@ def _ordered_pairs(values: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
         return None
     dtype = values.dtype
     if isinstance(dtype, pd.CategoricalDtype):
-        codes = values.cat.codes.to_numpy()  # an unordered categorical sorts by its codes
-        return codes[:-1] < codes[1:], codes[:-1] == codes[1:]
-    if dtype == object or not (pd.api.types.is_string_dtype(dtype) or pd.api.types.is_numeric_dtype(dtype)
-                               or pd.api.types.is_datetime64_any_dtype(dtype)):
+        raw = values.cat.codes.to_numpy()  # an unordered categorical sorts by its codes
+    elif pd.api.types.is_bool_dtype(dtype) or dtype == object:
         return None
-    if pd.api.types.is_string_dtype(dtype):
+    elif pd.api.types.is_string_dtype(dtype):
         # Arrow compares UTF-8 bytes, the order of code points: the order pandas sorts str in.
         text = arrow(values)
         a, b = text[:-1], text[1:]
         return (pc.less(a, b).to_numpy(zero_copy_only=False).astype(bool, copy=False),
                 pc.equal(a, b).to_numpy(zero_copy_only=False).astype(bool, copy=False))
-    if pd.api.types.is_bool_dtype(dtype):
-        return None
-    if pd.api.types.is_datetime64_any_dtype(dtype):
+    elif pd.api.types.is_datetime64_any_dtype(dtype):
         raw = np.asarray(values.array.asi8)  # instants, whatever the zone they are shown in
-    else:
+    elif pd.api.types.is_numeric_dtype(dtype):
         raw = values.to_numpy()
         if raw.dtype == object:
             return None
+    else:
+        return None
     return raw[:-1] < raw[1:], raw[:-1] == raw[1:]
 
 

@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from auditor.frames import is_sorted
+from auditor.frames import stable_sorted
 from auditor.loading import Bundle
 from auditor.ruleset import Ruleset
 
@@ -132,10 +132,7 @@ class Context:
     def in_order(self, table: str, by: list[str]) -> pd.DataFrame:
         """The table's rows sorted by `by` (stable), each with `_row`, its position in the bundle's frame."""
         frame = self.frame(table)
-        numbered = frame.assign(_row=np.arange(len(frame)))
-        if is_sorted(frame, by):
-            return numbered.reset_index(drop=True)
-        return numbered.sort_values(by, kind="stable").reset_index(drop=True)
+        return stable_sorted(frame.assign(_row=np.arange(len(frame))), by).reset_index(drop=True)
 
     def round_positions(self, items: str, key: str, rounds: str, ordered: pd.DataFrame) -> np.ndarray:
         """For each row of `items`, the position in `ordered` (the `rounds` table from `in_order`) of
