@@ -112,9 +112,14 @@ def _unlimited(p: Planter, table_id: str) -> bool:
     return bool(t.loc[t["table_id"] == table_id, "bank_unlimited"].iloc[0])
 
 
+def _same_shoe(c: pd.DataFrame, row: int) -> pd.Series:
+    """The coups dealt from the shoe of coup `row` (a shoe id names a shoe within its table)."""
+    return (c["shoe_id"] == c.at[row, "shoe_id"]) & (c["table_id"] == c.at[row, "table_id"])
+
+
 def _shoe_counts(p: Planter, row: int, before_only: bool) -> dict[str, int]:
     c = p.frames["cdf_coups"]
-    shoe = c.index[(c["shoe_id"] == c.at[row, "shoe_id"]) & (c["table_id"] == c.at[row, "table_id"])]
+    shoe = c.index[_same_shoe(c, row)]
     counts: dict[str, int] = {}
     for i in shoe:
         if before_only and c.at[i, "coup_no"] >= c.at[row, "coup_no"]:
@@ -399,7 +404,7 @@ def cdf121(p: Planter) -> bool:
             p.set("cdf_coups", i, player_cards=" ".join([spent[0]] + pc[1:]))
             _coup(p, "CDF121", i)
             # The breach rests on the cards dealt before it in the shoe: no later plant may change them.
-            shoe = (c["shoe_id"] == c.at[i, "shoe_id"]) & (c["table_id"] == c.at[i, "table_id"]) & (c["coup_no"] < c.at[i, "coup_no"])
+            shoe = _same_shoe(c, i) & (c["coup_no"] < c.at[i, "coup_no"])
             p.claim("cdf_coups", *c.index[shoe])
             return True
         p.claim("cdf_coups", i)
@@ -1139,7 +1144,7 @@ def log005(p: Planter) -> bool:
     i = p.find("LOG005", "cdf_coups", ok)
     if i is None:
         return False
-    shoe = (c["shoe_id"] == c.at[i, "shoe_id"]) & (c["table_id"] == c.at[i, "table_id"]) & (c["coup_no"] >= c.at[i, "coup_no"])
+    shoe = _same_shoe(c, i) & (c["coup_no"] >= c.at[i, "coup_no"])
     c.loc[shoe, "coup_no"] = c.loc[shoe, "coup_no"] + 1
     _coup(p, "LOG005", i)
     p.claim("cdf_coups", *np.flatnonzero(shoe.to_numpy()).tolist())
