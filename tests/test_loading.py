@@ -125,6 +125,55 @@ def test_parquet_timestamp_without_time_zone_is_refused(tmp_path: Path) -> None:
     assert "without a time zone" in _reasons(load_bundle(tmp_path))[1]
 
 
+def _coups_parquet(path: Path, change) -> pa.Table:
+    """Two coups written by pandas (with its metadata), then one column rewritten in Arrow: a file an
+    independent system could write, whose pandas metadata no longer matches its columns."""
+    write_bundle(path, {"tables": [CDF_TABLE]})
+    frame = pd.DataFrame([coup("C1"), coup("C2", coup_no=2)])
+    frame["stop_card"] = frame["stop_card"].astype("boolean")  # metadata then names pandas' nullable type
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    name, values = change(table)
+    table = table.set_column(table.schema.get_field_index(name), name, values)
+    pq.write_table(table, path / "cdf_coups.parquet")
+    return table
+
+
+@pytest.mark.parametrize(("name", "values", "reason"), [
+    ("stop_card", pa.array(["true", "maybe"]), "not a boolean"),  # metadata still says bool
+    ("players_seated", pa.array([5.0, 5.5]), "not a whole number"),  # metadata still says int64
+    ("ts", pa.array([0, 2**62], pa.int64()).cast(pa.timestamp("us", tz="UTC")), "outside the years 1678-2261"),
+    ("bank_cents", pa.array([1000, 2**64 - 5], pa.uint64()), "beyond the 64-bit range"),
+])
+def test_parquet_is_typed_by_its_arrow_types_not_its_pandas_metadata(tmp_path: Path, name: str, values: pa.Array, reason: str) -> None:
+    _coups_parquet(tmp_path, lambda t: (name, values))
+    q = load_bundle(tmp_path).quarantine
+    assert list(q["line"]) == [2] and list(q["column"]) == [name] and reason in q.iloc[0]["reason"], q.to_dict("records")
+
+
+def test_parquet_naive_times_are_refused_even_when_the_metadata_says_utc(tmp_path: Path) -> None:
+    _coups_parquet(tmp_path, lambda t: ("ts", t["ts"].cast(pa.timestamp("us"))))
+    reasons = _reasons(load_bundle(tmp_path))
+    assert sorted(reasons) == [1, 2] and all(r.startswith("ts: timestamp without a time zone") for r in reasons.values()), reasons
+
+
+def test_parquet_integer_columns_with_nulls_stay_exact_and_text_as_bytes_is_read(tmp_path: Path) -> None:
+    big = 2**53 + 1  # float64 would round it
+    _coups_parquet(tmp_path, lambda t: ("banker_seat", pa.array([big, None], pa.int64())))
+    table = pq.read_table(tmp_path / "cdf_coups.parquet").replace_schema_metadata(None)
+    table = table.set_column(table.schema.get_field_index("coup_id"), "coup_id", table["coup_id"].cast(pa.binary()))
+    pq.write_table(table, tmp_path / "cdf_coups.parquet")
+    c = load_bundle(tmp_path).frames["cdf_coups"]
+    assert list(c["coup_id"]) == ["C1", "C2"]
+    assert c["banker_seat"].iloc[0] == big and c["banker_seat"].isna().tolist() == [False, True]
+
+
+def test_parquet_with_a_repeated_column_name_cannot_be_audited(tmp_path: Path) -> None:
+    table = _coups_parquet(tmp_path, lambda t: ("coup_id", t["coup_id"]))
+    pq.write_table(pa.Table.from_arrays([*table.columns, table["ts"]], names=[*table.column_names, "ts"]), tmp_path / "cdf_coups.parquet")
+    q = load_bundle(tmp_path).quarantine
+    assert len(q) == 1 and "columns repeat a name: ['ts']" in q.iloc[0]["reason"]
+
+
 @pytest.mark.parametrize(("name", "content"), [("cdf_coups.parquet", b"PAR1 not parquet"), ("cdf_coups.csv", b""), ("cdf_coups.csv.gz", b"not gzip")])
 def test_an_unreadable_file_is_one_finding_not_a_crash(tmp_path: Path, name: str, content: bytes) -> None:
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})

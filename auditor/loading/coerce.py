@@ -55,6 +55,12 @@ def as_text(series: pd.Series) -> pd.Series:
     """Cells as text (nulls kept); JSON and Parquet values are written the way CSV would hold them."""
     if series.dtype == object:
         series = series.map(_scalar_text, na_action="ignore")
+    elif pd.api.types.is_datetime64_any_dtype(series.dtype):
+        far = _out_of_range(series)
+        if far.any():
+            # Beyond what a calendar date can print: say the raw count the file holds.
+            ticks = pd.Series(series.array.asi8, index=series.index).astype(STRING) + f" {series.dt.unit} since 1970-01-01"
+            return series.where(~far).astype(STRING).where(~far, ticks)
     return series.astype(STRING)
 
 
@@ -64,6 +70,11 @@ def _fullmatch(text: pd.Series, pattern: str) -> pd.Series:
 
 def _parse_int(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
     if pd.api.types.is_integer_dtype(raw.dtype) and not pd.api.types.is_bool_dtype(raw.dtype):
+        if pd.api.types.is_unsigned_integer_dtype(raw.dtype) and raw.dtype.itemsize == 8:
+            # A uint64 past int64 would wrap to a negative amount when cast.
+            bad = (raw > np.iinfo(np.int64).max).fillna(False).astype(bool)
+            if bad.any():
+                return raw.where(~bad).astype("Int64"), bad, "an integer beyond the 64-bit range"
         # Already integers (Parquet): keep the column as it is, no copy.
         return raw, pd.Series(False, index=raw.index), ""
     if pd.api.types.is_float_dtype(raw.dtype):
@@ -103,9 +114,23 @@ def _parse_bool(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
     return values, bad, "not a boolean (true/false)"
 
 
+# Parquet holds times far beyond the calendar Python and pandas can print or compare in nanoseconds
+# (years past 9999): such a cell is a bad cell, not a crash of the report.
+EARLIEST, LATEST = pd.Timestamp("1678-01-01"), pd.Timestamp("2261-12-31 23:59:59")
+OUT_OF_RANGE = "a time outside the years 1678-2261"
+
+
+def _out_of_range(values: pd.Series) -> pd.Series:
+    tz = getattr(values.dtype, "tz", None)
+    lo, hi = (EARLIEST.tz_localize(tz), LATEST.tz_localize(tz)) if tz else (EARLIEST, LATEST)
+    return ((values < lo) | (values > hi)).fillna(False).astype(bool)
+
+
 def _parse_timestamp(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
     if isinstance(raw.dtype, pd.DatetimeTZDtype):
-        return raw.dt.tz_convert("UTC"), pd.Series(False, index=raw.index), ""
+        values = raw.dt.tz_convert("UTC")
+        far = _out_of_range(values)
+        return (values.where(~far) if far.any() else values), far, OUT_OF_RANGE
     if pd.api.types.is_datetime64_dtype(raw.dtype):
         return (
             pd.Series(pd.NaT, index=raw.index, dtype="datetime64[ns, UTC]"),
@@ -117,15 +142,18 @@ def _parse_timestamp(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
     values = pd.to_datetime(text.where(ok), format="ISO8601", utc=True, errors="coerce")
     parsed = values.notna()
     bad = text.notna() & ~(ok & parsed)
+    far = _out_of_range(values) & ~bad
+    bad = bad | far
     no_offset = _fullmatch(text, TS_NO_OFFSET)
-    reason = np.where(no_offset, "timestamp without a UTC offset", "not an ISO 8601 timestamp")
+    reason = np.where(far, OUT_OF_RANGE, np.where(no_offset, "timestamp without a UTC offset", "not an ISO 8601 timestamp"))
     return (values.where(~bad) if bad.any() else values), bad, reason  # type: ignore[return-value]
 
 
 def _parse_date(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
     if pd.api.types.is_datetime64_any_dtype(raw.dtype):
-        values = raw.dt.tz_localize(None) if isinstance(raw.dtype, pd.DatetimeTZDtype) else raw
-        return values.dt.normalize(), pd.Series(False, index=raw.index), ""
+        values = (raw.dt.tz_localize(None) if isinstance(raw.dtype, pd.DatetimeTZDtype) else raw).dt.normalize()
+        far = _out_of_range(values)
+        return (values.where(~far) if far.any() else values), far, OUT_OF_RANGE
     text = as_text(raw).str.strip()
     ok = _fullmatch(text, DATE_PATTERN)
     values = pd.to_datetime(text.where(ok), format="%Y-%m-%d", errors="coerce")

@@ -68,7 +68,8 @@ def read_raw(path: Path, text_columns: list[str] | None = None) -> RawTable:
             return read_parquet(path)
     except UnreadableFile:
         raise
-    except (OSError, EOFError, pa.ArrowException, ValueError, UnicodeDecodeError) as exc:
+    except (OSError, EOFError, pa.ArrowException, ValueError, UnicodeDecodeError, TypeError, OverflowError) as exc:
+        # TypeError/OverflowError: a column of a type pandas cannot hold (an unknown time zone, ...).
         raise UnreadableFile(f"{type(exc).__name__}: {exc}") from exc
     raise UnreadableFile(f"{path.name}: a directory is read with read_parquet_file per part")
 
@@ -231,8 +232,39 @@ def read_jsonl(path: Path, text_columns: list[str] | None = None) -> RawTable:
 
 
 def read_parquet(path: Path) -> RawTable:
-    table = pq.ParquetFile(path).read()
-    # One block per column (no consolidating copy), each Arrow column freed once converted.
-    frame = table.to_pandas(split_blocks=True, self_destruct=True)
-    del table
+    frame = parquet_frame(pq.ParquetFile(path).read())
     return RawTable(frame, np.arange(1, len(frame) + 1, dtype=np.int64))
+
+
+# Arrow types whose nulls numpy cannot hold: converted to pandas' nullable types (never via float64,
+# which rounds integers past 2**53).
+_NULLABLE = {
+    pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(), pa.int64(): pd.Int64Dtype(),
+    pa.uint8(): pd.UInt8Dtype(), pa.uint16(): pd.UInt16Dtype(), pa.uint32(): pd.UInt32Dtype(), pa.uint64(): pd.UInt64Dtype(),
+    pa.bool_(): pd.BooleanDtype(),
+}
+
+
+def parquet_frame(table: pa.Table) -> pd.DataFrame:
+    """The table as pandas, typed by its Arrow types alone. The writer's pandas metadata is a claim
+    about the data, not the data: a file whose metadata calls a text column boolean, or naive times
+    UTC, would otherwise fail to convert or be silently re-zoned."""
+    names = table.column_names
+    if len(set(names)) != len(names):
+        raise UnreadableFile(f"columns repeat a name: {sorted({n for n in names if names.count(n) > 1})}")
+    table = table.replace_schema_metadata(None)
+    for i, field in enumerate(table.schema):
+        if pa.types.is_binary(field.type) or pa.types.is_large_binary(field.type):
+            # Text written without Parquet's UTF-8 annotation (older writers): read it as the text it is.
+            try:
+                table = table.set_column(i, field.name, table.column(i).cast(pa.large_string()))
+            except pa.ArrowInvalid:
+                pass  # not UTF-8: its cells are reported as written
+    nullable = [n for n, col in zip(names, table.columns, strict=True) if col.type in _NULLABLE and col.null_count]
+    extra = {n: table.column(n).to_pandas(types_mapper=_NULLABLE.get) for n in nullable}
+    # One block per column (no consolidating copy), each Arrow column freed once converted.
+    frame = table.drop_columns(nullable).to_pandas(split_blocks=True, self_destruct=True)
+    del table
+    for name, values in extra.items():
+        frame[name] = values
+    return frame
