@@ -253,11 +253,11 @@ def parquet_frame(table: pa.Table) -> pd.DataFrame:
     if len(set(names)) != len(names):
         raise UnreadableFile(f"columns repeat a name: {sorted({n for n in names if names.count(n) > 1})}")
     table = table.replace_schema_metadata(None)
-    for i, field in enumerate(table.schema):
-        if pa.types.is_binary(field.type) or pa.types.is_large_binary(field.type):
+    for i, column in enumerate(table.schema):
+        if pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type):
             # Text written without Parquet's UTF-8 annotation (older writers): read it as the text it is.
             try:
-                table = table.set_column(i, field.name, table.column(i).cast(pa.large_string()))
+                table = table.set_column(i, column.name, table.column(i).cast(pa.large_string()))
             except pa.ArrowInvalid:
                 pass  # not UTF-8: its cells are reported as written
     nullable = [n for n, col in zip(names, table.columns, strict=True) if col.type in _NULLABLE and col.null_count]
