@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import audit, found
+from helpers import audit, found, write_bundle
+
+from auditor.engine import run_audit
+from auditor.loading import load_bundle
+from auditor.rules import select_rules
+from auditor.ruleset import load_ruleset
 
 DAY = pd.Timestamp("2026-03-20")
 
@@ -86,3 +91,16 @@ def test_trn406_407_excluded_and_registered(tmp_path: Path) -> None:
 def test_trn408_external_venue(tmp_path: Path) -> None:
     tours = [tour(venue="external", external_authorised=True), tour("TR2", venue="external"), tour("TR3", venue="external", external_authorised=False)]
     assert run(tmp_path, tours, "TRN408") == [("TR2", None), ("TR3", None)]
+
+
+
+def test_rules_run_when_every_tournament_row_was_quarantined(tmp_path: Path) -> None:
+    # Dates written as timestamps are not the format's YYYY-MM-DD: every row goes to LOG001, and the
+    # tournament rules must still run on the empty tables rather than fail the audit.
+    write_bundle(tmp_path, {"tournaments": [tour()], "tournament_entries": [entry("E1", "2008-03-20")]})
+    for name in ("tournaments.csv", "tournament_entries.csv"):
+        path = tmp_path / name
+        path.write_text(path.read_text().replace("-20,", "-20T00:00:00,"))
+    result = run_audit(load_bundle(tmp_path), load_ruleset(), select_rules(), lang="en")
+    assert result.errors == {}
+    assert sorted(result.findings["rule"]) == ["LOG001", "LOG001"]

@@ -22,7 +22,8 @@ def _entries(ctx: Context) -> pd.DataFrame:
     def build(c: Context) -> pd.DataFrame:
         starts = c.frame("tournaments").drop_duplicates("tournament_id").set_index("tournament_id")["starts_on"]
         e = c.frame("tournament_entries")
-        return e.assign(ts=e["tournament_id"].map(starts))
+        # reindex, not map: map fails on an empty frame (every entry quarantined) with datetime values.
+        return e.assign(ts=starts.reindex(e["tournament_id"]).to_numpy())
 
     return ctx.prepared("tournament_entries", build)  # type: ignore[return-value]
 
