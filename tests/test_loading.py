@@ -58,8 +58,13 @@ def test_a_bad_cell_quarantines_its_row_with_line_column_and_reason(tmp_path: Pa
     assert (f.rows_read, f.rows_audited, f.rows_quarantined) == (3, 2, 1)
 
 
-def test_offsets_are_normalised_to_utc(tmp_path: Path) -> None:
-    bundle = load_bundle(_bundle(tmp_path, [GOOD.format(n=1)]))
+@pytest.mark.parametrize("ts", ["2026-03-01T21:01:05+01:00", "2026-03-01T21:01:05+0100", "2026-03-01T21:01:05+01",
+                                "2026-03-01 20:01:05Z", "2026-03-01T19:31:05.000-00:30"])
+def test_offsets_are_normalised_to_utc(tmp_path: Path, ts: str) -> None:
+    row = GOOD.format(n=1).split(",")
+    row[HEADER.split(",").index("ts")] = ts
+    bundle = load_bundle(_bundle(tmp_path, [",".join(row)]))
+    assert bundle.quarantine.empty
     assert bundle.frames["cdf_coups"]["ts"].iloc[0] == pd.Timestamp("2026-03-01T20:01:05Z")
 
 

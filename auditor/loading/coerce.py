@@ -20,7 +20,7 @@ from auditor.schema import CARD_PATTERN, Column, Table
 # is accepted; "3.5" is not an integer and is quarantined.
 INT_PATTERN = r"\s*[+-]?\d{1,18}(\.0*)?\s*"
 FLOAT_PATTERN = r"\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*"
-TS_PATTERN = r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})"
+TS_PATTERN = r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)"  # ISO 8601 offsets: Z, ±hh, ±hhmm, ±hh:mm
 TS_NO_OFFSET = r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?"
 DATE_PATTERN = r"\d{4}-\d{2}-\d{2}"
 TRUE = ("true", "1")
