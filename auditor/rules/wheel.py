@@ -42,7 +42,8 @@ def _spins(ctx: Context) -> pd.DataFrame:
 
 def _bets(ctx: Context) -> pd.DataFrame:
     def build(c: Context) -> pd.DataFrame:
-        cols = ["table_id", "ts", "ts_open", "ts_no_more_bets", "winning_symbol", "status", "settled", "prev_ts_settled", "min_cents", "max_cents"]
+        # Only what the bet rules read: every column is copied to each of millions of bets.
+        cols = ["table_id", "ts", "ts_no_more_bets", "winning_symbol", "settled", "prev_ts_settled", "min_cents", "max_cents"]
         spins = _spins(c)
         # Payouts are judged by the slot the wheel stopped on; a wrong recorded symbol is WHL206's.
         spins = spins.assign(winning_symbol=spins["layout_symbol"].fillna(spins["symbol"]))
