@@ -152,10 +152,13 @@ def prepare_coups(ctx: Context) -> pd.DataFrame:
     next_no = df["coup_no"] == df["coup_no"].shift() + 1
     same = same & ((same_shoe & next_no) | (~same_shoe & (df["coup_no"] == 1)))
     df["has_prev"] = same.to_numpy()
-    for col in ("coup_id", "banker_id", "bank_after_cents", "true_outcome", "status", "bank_event"):
-        df["prev_" + col] = df[col].shift().where(same)
+    df["prev_bank_after_cents"] = df["bank_after_cents"].shift().where(same)
     df["settled"] = df["status"] == "settled"
-    df["prev_lost"] = same & (df["prev_status"] == "settled") & (df["prev_true_outcome"] == "player")
+    # Shifted as booleans, not as the text columns they come from: a string shift copies every id.
+    lost = (df["settled"] & (df["true_outcome"] == "player")).to_numpy(dtype=bool)
+    lost_before = np.zeros_like(lost)
+    lost_before[1:] = lost[:-1]
+    df["prev_lost"] = same.to_numpy() & lost_before
     return df
 
 
@@ -167,8 +170,8 @@ def stakes(ctx: Context) -> pd.DataFrame:
     """Stakes with their coup's replay and limits (inner join: orphans are LOG003's)."""
 
     def build(c: Context) -> pd.DataFrame:
-        cols = ["coup_id", "table_id", "ts", "bank_cents", "min_cents", "true_outcome", "status", "settled",
-                "prev_coup_id", "has_prev"]
+        # Only what the stake rules read: every column is copied to each of millions of stakes.
+        cols = ["coup_id", "table_id", "ts", "bank_cents", "min_cents", "true_outcome", "settled", "has_prev"]
         sorted_coups = coups(c)
         at = c.round_positions("cdf_stakes", "coup_id", "cdf_coups", sorted_coups)
         return join_on_key(c.frame("cdf_stakes"), sorted_coups, "coup_id", "coup_id", cols[1:], how="inner", position="coup_pos", at=at)  # type: ignore[arg-type]
