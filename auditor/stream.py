@@ -28,6 +28,7 @@ from auditor.figures import combine_figures, table_figures
 from auditor.frames import arrow, first_occurrences, isin
 from auditor.loading.bundle import Bundle, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, load_bundle
 from auditor.loading.coerce import as_text
+from auditor.loading.readers import UnreadableFile, parquet_frame
 from auditor.rules import Rule
 from auditor.ruleset import Ruleset
 from auditor.schema import REPORTED_ON, TABLES
@@ -102,12 +103,16 @@ def _first_pass(path: Path, lay: Layout) -> tuple[dict[str, pa.Array], dict[str,
         if not column:
             continue
         seen: list[pa.Array] = []
+        root = path.resolve()
         for key in sorted(keyed):
+            if not keyed[key].resolve().is_relative_to(root):
+                continue  # a link outside the bundle is never read (reported by the second pass)
             try:
-                values = pq.read_table(keyed[key], columns=[column]).column(column)
-            except (pa.ArrowException, OSError, KeyError):
+                # Converted as the second pass converts the part, so that both passes see the same ids.
+                values = parquet_frame(pq.read_table(keyed[key], columns=[column]))[column]
+            except (pa.ArrowException, OSError, KeyError, ValueError, TypeError, OverflowError, UnreadableFile):
                 continue  # an unreadable part is reported by the second pass
-            seen.append(arrow(as_text(values.to_pandas())).cast(pa.large_string()))
+            seen.append(arrow(as_text(values)).cast(pa.large_string()))
         if not seen:
             ids[table] = pa.array([], type=pa.large_string())
             continue
@@ -230,7 +235,7 @@ def audit_by_partition(
             parts = [lay.parts[table][key] for key in keys if key in lay.parts.get(table, {})]
             if not parts:
                 continue
-            loaded = load_files(TABLES[table], [(part, part.relative_to(path).as_posix()) for part in parts])
+            loaded = load_files(TABLES[table], [(part, part.relative_to(path).as_posix()) for part in parts], path)
             group_sources += loaded.sources
             group_q += loaded.quarantine
             if not len(loaded.typed):

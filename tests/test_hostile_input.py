@@ -93,3 +93,36 @@ def test_amounts_whose_sums_pass_int64_are_summed_exactly(tmp_path: Path) -> Non
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert summary["tables"][0]["cagnotte_cents"] == 2**63
     assert "92 233 720 368 547 758.08 €" in (tmp_path / "o" / "report.html").read_text()
+
+
+def test_a_link_to_a_file_outside_the_bundle_is_never_read(tmp_path: Path) -> None:
+    # The linked file's bad cells would otherwise be quoted, as LOG001 values, in the report.
+    write_bundle(tmp_path / "elsewhere", cdf([coup("C1", bank_event="TOP-SECRET-1")]))
+    write_bundle(tmp_path / "b", cdf([coup("C1")]))
+    (tmp_path / "b" / "cdf_coups.csv").unlink()
+    (tmp_path / "b" / "cdf_coups.csv").symlink_to(tmp_path / "elsewhere" / "cdf_coups.csv")
+    result = audit(tmp_path / "b", tmp_path / "o")
+    assert result.exit_code == 1
+    for name in ("violations.jsonl", "summary.json", "report.html", "junit.xml"):
+        assert "TOP-SECRET" not in (tmp_path / "o" / name).read_text(), name
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    linked = next(f for f in summary["files"] if f["name"] == "cdf_coups.csv")
+    assert "outside the bundle" in linked["error"] and linked["rows_read"] == 0
+
+
+def test_a_linked_partition_outside_the_bundle_is_never_read_by_partition(tmp_path: Path) -> None:
+    from auditor.simulate import simulate
+    from auditor.simulate.partition import partition
+
+    simulate(tmp_path / "flat", seed=5, rounds=400, games=["chemin_de_fer"], fmt="parquet")
+    partition(tmp_path / "flat", tmp_path / "parts", "%Y-%m-%dT%H")
+    last = sorted((tmp_path / "parts" / "cdf_coups").glob("*.parquet"))[-1]
+    secret = tmp_path / "secret.parquet"
+    pq.write_table(pa.table({"coup_id": ["C1"], "table_id": ["TOP-SECRET-2"]}), secret)
+    last.unlink()
+    last.symlink_to(secret)
+    for extra in ([], ["--by-partition"]):
+        result = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "o"), "--format", "jsonl", *extra])
+        assert result.exit_code == 1, result.output
+        text = (tmp_path / "o" / "violations.jsonl").read_text()
+        assert "TOP-SECRET" not in text and "outside the bundle" in text

@@ -171,7 +171,10 @@ class LoadedFiles:
     is_clean: np.ndarray
 
 
-def load_files(table: Table, files: list[tuple[Path, str]]) -> LoadedFiles:
+OUTSIDE = "a link to a file outside the bundle: not read, so that no other file's content reaches the report"
+
+
+def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = None) -> LoadedFiles:
     """Read each file, then type all their rows at once: one pass per column however many files
     (a month of daily partitions is hundreds of small files). Rows are filtered once, by the caller,
     after duplicates are known: filtering copies every column."""
@@ -179,7 +182,14 @@ def load_files(table: Table, files: list[tuple[Path, str]]) -> LoadedFiles:
     quarantine: list[pd.DataFrame] = []
     raws: list[tuple[RawTable, SourceFile]] = []
     text_columns = [c.name for c in table.columns if c.type in ("str", "enum", "cards", "timestamp", "date")]
+    inside = root.resolve() if root is not None else None
     for path, name in files:
+        if inside is not None and not path.resolve().is_relative_to(inside):
+            # A hostile bundle could link to a key or a password file: its lines would be quoted as
+            # bad cells in a report that leaves the building.
+            sources.append(SourceFile(name=name, table=table.name, sha256="", error=OUTSIDE))
+            quarantine.append(_unreadable(table, name, OUTSIDE))
+            continue
         source = SourceFile(name=name, table=table.name, sha256=sha256_of(path))
         sources.append(source)
         try:
@@ -346,7 +356,7 @@ class _TableLoad:
 def _load_table(table: Table, paths: list[Path], root: Path, say: Progress) -> _TableLoad:
     """Every file of one table: clean rows in file order, their quarantine, and the ids they name."""
     say(f"reading {table.name} ({len(paths)} file{'s' if len(paths) > 1 else ''})")
-    loaded = load_files(table, [(p, p.relative_to(root).as_posix()) for p in paths])
+    loaded = load_files(table, [(p, p.relative_to(root).as_posix()) for p in paths], root)
     if not len(loaded.typed):
         seen = pa.array([], type=pa.large_string()) if loaded.sources else None
         return _TableLoad(loaded.sources, _empty(table), loaded.quarantine, pd.DataFrame(columns=QUARANTINE_COLUMNS), seen)
