@@ -126,3 +126,17 @@ def test_a_linked_partition_outside_the_bundle_is_never_read_by_partition(tmp_pa
         assert result.exit_code == 1, result.output
         text = (tmp_path / "o" / "violations.jsonl").read_text()
         assert "TOP-SECRET" not in text and "outside the bundle" in text
+
+
+def test_control_characters_in_a_cell_keep_junit_parseable_and_show_in_the_report(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    write_bundle(tmp_path / "b", cdf([coup("C1", bank_event="x\x01\x1b[31mRED\x00")]))
+    result = audit(tmp_path / "b", tmp_path / "o")
+    assert result.exit_code == 1
+    ET.parse(tmp_path / "o" / "junit.xml")  # XML 1.0 cannot hold \x01 or \x00
+    assert "x\\x01\\x1b[31mRED\\x00" in (tmp_path / "o" / "junit.xml").read_text()
+    html = (tmp_path / "o" / "report.html").read_text()
+    assert "\x1b" not in html and "\x00" not in html and "x\\x01\\x1b[31mRED\\x00" in html
+    found = [json.loads(line) for line in (tmp_path / "o" / "violations.jsonl").read_text().splitlines()]
+    assert any(f["observed"] == "x\x01\x1b[31mRED\x00" for f in found)  # the machine-readable value stays exact

@@ -9,11 +9,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 
 from auditor.engine import AuditResult
 from auditor.frames import isin
 from auditor.i18n import game_name, labels
 from auditor.regulation import article_text
+from auditor.report.text import visible
 from auditor.rules import GAME_ORDER, REGISTRY
 from auditor.rules.catalan import HOLDS_CA
 from auditor.rules.cdf_replay import parse_hands
@@ -23,9 +25,18 @@ SEVERITIES = ("critical", "major", "minor")
 
 
 def _env() -> Environment:
-    env = Environment(loader=PackageLoader("auditor", "report/templates"), autoescape=select_autoescape(default=True, default_for_string=True))
+    env = Environment(loader=PackageLoader("auditor", "report/templates"), autoescape=select_autoescape(default=True, default_for_string=True),
+                      finalize=_shown)
     env.filters["money"] = money
     return env
+
+
+def _shown(value: object) -> object:
+    """Every value the template prints: log text with its control characters made visible; markup
+    the report itself built (charts) passes untouched."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return visible(value)
+    return value
 
 
 def money(cents: object) -> str:

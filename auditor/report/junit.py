@@ -8,6 +8,7 @@ from pathlib import Path
 
 from auditor.engine import AuditResult
 from auditor.figures import table_figures
+from auditor.report.text import visible
 
 MAX_LISTED = 200
 
@@ -42,6 +43,10 @@ def write_junit(result: AuditResult, path: Path) -> None:
         suite.set("failures", str(suite_failures))
     suites.set("tests", str(total))
     suites.set("failures", str(failures))
+    for element in suites.iter():
+        element.attrib = {k: visible(v) for k, v in element.attrib.items()}
+        if element.text:
+            element.text = visible(element.text)
     ET.indent(suites)
     ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
 
