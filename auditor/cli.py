@@ -15,6 +15,7 @@ from auditor.i18n import LANGS
 from auditor.loading import BundleError, load_bundle
 from auditor.progress import Progress
 from auditor.report.outputs import build_summary, failing, write_summary, write_violations
+from auditor.report.text import visible
 from auditor.rules import REGISTRY, UnknownRule, get_rule, select_rules
 from auditor.ruleset import DEFAULT_RULESET, RulesetError, load_ruleset
 
@@ -28,7 +29,7 @@ FAIL_ON = ("critical", "major", "minor", "never")
 
 
 def fail(message: str) -> typer.Exit:
-    typer.echo(f"auditor: error: {message}", err=True)
+    typer.echo(visible(f"auditor: error: {message}"), err=True)
     return typer.Exit(2)
 
 
@@ -110,7 +111,7 @@ def audit(
     n_fail = failing(result.findings, fail_on)
     totals = summary["totals"]
     for code, error in result.errors.items():
-        typer.echo(f"auditor: error: rule {code} could not run: {error}", err=True)
+        typer.echo(visible(f"auditor: error: rule {code} could not run: {error}"), err=True)
     typer.echo(
         f"{loaded.name}: {len(result.findings)} finding(s), {n_fail} at or above {fail_on}; "
         f"rows read {totals['rows_read']}, audited {totals['rows_audited']}, quarantined {totals['rows_quarantined']}; "
@@ -138,10 +139,11 @@ def validate(
     tick.done()
     for f in loaded.files:
         status = f"  ERROR {f.error}" if f.error else ""
-        typer.echo(f"{f.name}: read {f.rows_read}, audited {f.rows_audited}, quarantined {f.rows_quarantined}{status}")
+        typer.echo(visible(f"{f.name}: read {f.rows_read}, audited {f.rows_audited}, quarantined {f.rows_quarantined}{status}"))
     findings = result.findings
     for row in findings.head(show).itertuples(index=False):
-        typer.echo(f"{row.source or '-'}: {row.rule} {row.message}")
+        # Cells are quoted in messages: an escape sequence in a log must not drive the terminal.
+        typer.echo(visible(f"{row.source or '-'}: {row.rule} {row.message}"))
     if len(findings) > show:
         typer.echo(f"... and {len(findings) - show} more")
     n_fail = failing(findings, fail_on)

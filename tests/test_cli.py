@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from helpers import cdf, coup, write_bundle
 from typer.testing import CliRunner
 
 from auditor.cli import app
@@ -174,3 +175,11 @@ def test_make_samples_reproduces_the_committed_samples(tmp_path: Path) -> None:
         if rel.suffix == ".parquet" or (rel.name == "manifest.json" and holds_parquet):
             continue
         assert regenerated[rel].read_bytes() == path.read_bytes(), rel
+
+
+def test_validate_never_prints_a_cell_s_escape_sequence_to_the_terminal(tmp_path: Path) -> None:
+    write_bundle(tmp_path / "b", cdf([coup("C1", bank_event="\x1b]0;pwned\x07\x1b[2J")]))
+    result = runner.invoke(app, ["validate", str(tmp_path / "b")])
+    assert result.exit_code == 1
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert "\\x1b]0;pwned\\x07" in result.output
