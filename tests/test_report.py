@@ -89,3 +89,11 @@ def test_evidence_shows_each_hand_with_its_total(tmp_path: Path) -> None:
     runner.invoke(app, ["audit", str(bundle), "--out", str(tmp_path / "o"), "--select", "CDF120"])
     html = (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
     assert "AS 2H 3D (6)" in html and "KC 9D (9)" in html and "9S 8H (7)" in html and "5C QD (5)" in html
+
+
+def test_visible_escapes_controls_and_invisible_formatting_but_keeps_text() -> None:
+    from auditor.report.text import visible
+
+    assert visible("C1\u202eKO\u200b") == "C1\\u202eKO\\u200b"  # an id that would display as another one
+    assert visible("\x00\x1b[2J\x85") == "\\x00\\x1b[2J\\x85"
+    assert visible("Banca francesa: l·l, à, ç, €\tA\nB\r\n") == "Banca francesa: l·l, à, ç, €\tA\nB\r\n"

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 
-# C0 controls except tab, newline and carriage return; DEL and C1; surrogates; the two non-characters.
-_UNSHOWABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+# C0 controls except tab, newline and carriage return; DEL and C1; surrogates; the two non-characters;
+# and the invisible formatting characters (zero-width, bidirectional overrides, BOM) with which an id
+# can look like another one or text can display in an order other than its own.
+_UNSHOWABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ud800-\udfff\ufeff\ufffe\uffff]")
 
 
 def _escape(match: re.Match[str]) -> str:
