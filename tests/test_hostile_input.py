@@ -140,3 +140,17 @@ def test_control_characters_in_a_cell_keep_junit_parseable_and_show_in_the_repor
     assert "\x1b" not in html and "\x00" not in html and "x\\x01\\x1b[31mRED\\x00" in html
     found = [json.loads(line) for line in (tmp_path / "o" / "violations.jsonl").read_text().splitlines()]
     assert any(f["observed"] == "x\x01\x1b[31mRED\x00" for f in found)  # the machine-readable value stays exact
+
+
+@pytest.mark.parametrize("name", ["cdf_coups.csv.gz", "cdf_coups.jsonl.gz", "cdf_coups.csv"])
+def test_text_beyond_the_size_limit_is_refused_without_reading_it_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    monkeypatch.setenv("AUDITOR_MAX_TEXT_BYTES", str(1 << 20))
+    write_bundle(tmp_path / "b", cdf([coup("C1")]))
+    (tmp_path / "b" / "cdf_coups.csv").unlink()
+    body = b"coup_id,table_id\n" + b"0" * (3 << 20)  # a gzip bomb in miniature: 3 MB from a few KB
+    (tmp_path / "b" / name).write_bytes(gzip.compress(body) if name.endswith(".gz") else body)
+    result = audit(tmp_path / "b", tmp_path / "o")
+    assert result.exit_code == 1
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    refused = next(f for f in summary["files"] if f["name"] == name)
+    assert "more than 1,048,576 bytes of text" in refused["error"]

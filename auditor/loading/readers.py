@@ -11,6 +11,8 @@ import csv
 import gzip
 import io
 import json
+import os
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,16 +70,40 @@ def read_raw(path: Path, text_columns: list[str] | None = None) -> RawTable:
             return read_parquet(path)
     except UnreadableFile:
         raise
-    except (OSError, EOFError, pa.ArrowException, ValueError, UnicodeDecodeError, TypeError, OverflowError) as exc:
+    except (OSError, EOFError, zlib.error, pa.ArrowException, ValueError, UnicodeDecodeError, TypeError, OverflowError) as exc:
         # TypeError/OverflowError: a column of a type pandas cannot hold (an unknown time zone, ...).
         raise UnreadableFile(f"{type(exc).__name__}: {exc}") from exc
     raise UnreadableFile(f"{path.name}: a directory is read with read_parquet_file per part")
 
 
+# A CSV or JSONL file is held in memory whole (several times over while it is typed): past this size
+# the audit would exhaust memory, and a few megabytes of gzip can claim to hold terabytes. Bigger
+# tables belong in Parquet partitions (`--by-partition`); the limit can be raised for a bigger machine.
+MAX_TEXT_BYTES = 2 << 30
+
+
+def _text_limit() -> int:
+    value = os.environ.get("AUDITOR_MAX_TEXT_BYTES", "").strip()
+    if not value:
+        return MAX_TEXT_BYTES
+    if not value.isdigit():
+        raise UnreadableFile(f"AUDITOR_MAX_TEXT_BYTES={value!r} is not a number of bytes")
+    return int(value)
+
+
 def _open_bytes(path: Path) -> bytes:
-    data = path.read_bytes()
+    limit = _text_limit()
+    too_big = (f"more than {limit:,} bytes of text (AUDITOR_MAX_TEXT_BYTES): not read; "
+               "split the table into Parquet partitions and audit it --by-partition")
     if path.name.lower().endswith(".gz"):
-        data = gzip.decompress(data)
+        with gzip.open(path, "rb") as fh:
+            data = fh.read(limit + 1)  # never more than the limit in memory, whatever the file claims
+    else:
+        if path.stat().st_size > limit:
+            raise UnreadableFile(too_big)
+        data = path.read_bytes()
+    if len(data) > limit:
+        raise UnreadableFile("decompresses to " + too_big)
     return data
 
 
