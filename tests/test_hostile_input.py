@@ -154,3 +154,16 @@ def test_text_beyond_the_size_limit_is_refused_without_reading_it_all(tmp_path: 
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     refused = next(f for f in summary["files"] if f["name"] == name)
     assert "more than 1,048,576 bytes of text" in refused["error"]
+
+
+def test_a_parquet_file_beyond_the_row_limit_is_refused_from_its_footer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AUDITOR_MAX_PARQUET_ROWS", "1000")
+    write_bundle(tmp_path / "b", cdf([coup("C1")]))
+    (tmp_path / "b" / "cdf_coups.csv").unlink()
+    # 5,000 identical rows compress to almost nothing: a Parquet bomb in miniature.
+    pq.write_table(pa.table({"coup_id": pa.array(["C1"] * 5000), "bank_cents": pa.array([0] * 5000)}), tmp_path / "b" / "cdf_coups.parquet")
+    result = audit(tmp_path / "b", tmp_path / "o")
+    assert result.exit_code == 1
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    refused = next(f for f in summary["files"] if f["name"] == "cdf_coups.parquet")
+    assert refused["error"].startswith("5,000 rows, more than 1,000") and refused["rows_read"] == 0

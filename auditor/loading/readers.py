@@ -82,13 +82,33 @@ def read_raw(path: Path, text_columns: list[str] | None = None) -> RawTable:
 MAX_TEXT_BYTES = 2 << 30
 
 
-def _text_limit() -> int:
-    value = os.environ.get("AUDITOR_MAX_TEXT_BYTES", "").strip()
+# Parquet compresses a column of one repeated value to almost nothing: a file of 1.4 MB can hold
+# 200M rows, which no audit in memory survives. A month of a busy casino is ~5M rows in its largest
+# table; a file beyond this many rows belongs in partitions.
+MAX_PARQUET_ROWS = 50_000_000
+
+
+def _limit(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
     if not value:
-        return MAX_TEXT_BYTES
+        return default
     if not value.isdigit():
-        raise UnreadableFile(f"AUDITOR_MAX_TEXT_BYTES={value!r} is not a number of bytes")
+        raise UnreadableFile(f"{name}={value!r} is not a whole number")
     return int(value)
+
+
+def _text_limit() -> int:
+    return _limit("AUDITOR_MAX_TEXT_BYTES", MAX_TEXT_BYTES)
+
+
+def parquet_rows_allowed(path: Path) -> int:
+    """The file's row count from its footer, refused (UnreadableFile) beyond AUDITOR_MAX_PARQUET_ROWS."""
+    limit = _limit("AUDITOR_MAX_PARQUET_ROWS", MAX_PARQUET_ROWS)
+    rows = pq.ParquetFile(path).metadata.num_rows
+    if rows > limit:
+        raise UnreadableFile(f"{rows:,} rows, more than {limit:,} (AUDITOR_MAX_PARQUET_ROWS): not read; "
+                             "split the table into Parquet partitions and audit it --by-partition")
+    return rows
 
 
 def _open_bytes(path: Path) -> bytes:
@@ -258,6 +278,7 @@ def read_jsonl(path: Path, text_columns: list[str] | None = None) -> RawTable:
 
 
 def read_parquet(path: Path) -> RawTable:
+    parquet_rows_allowed(path)
     frame = parquet_frame(pq.ParquetFile(path).read())
     return RawTable(frame, np.arange(1, len(frame) + 1, dtype=np.int64))
 
