@@ -167,3 +167,20 @@ def test_a_parquet_file_beyond_the_row_limit_is_refused_from_its_footer(tmp_path
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     refused = next(f for f in summary["files"] if f["name"] == "cdf_coups.parquet")
     assert refused["error"].startswith("5,000 rows, more than 1,000") and refused["rows_read"] == 0
+
+
+@pytest.mark.parametrize(("kind", "reason"), [("deep", "RecursionError"), ("directory", "is not a file"), ("link", "links outside the bundle")])
+def test_a_hostile_manifest_is_a_finding_not_a_crash(tmp_path: Path, kind: str, reason: str) -> None:
+    write_bundle(tmp_path / "b", cdf([coup("C1")]))
+    manifest = tmp_path / "b" / "manifest.json"
+    if kind == "deep":
+        manifest.write_text("[" * 100_000 + "]" * 100_000)
+    elif kind == "directory":
+        manifest.mkdir()
+    else:
+        (tmp_path / "secret.json").write_text('{"files": {}}')
+        manifest.symlink_to(tmp_path / "secret.json")
+    result = audit(tmp_path / "b", tmp_path / "o")
+    assert result.exit_code == 1
+    text = (tmp_path / "o" / "violations.jsonl").read_text()
+    assert '"rule": "LOG004"' in text and reason in text

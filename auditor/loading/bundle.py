@@ -328,14 +328,24 @@ def _settled_requires(frames: dict[str, pd.DataFrame]) -> list[pd.DataFrame]:
     return out
 
 
+MAX_MANIFEST_BYTES = 64 << 20  # a manifest lists file digests: kilobytes, even for thousands of partitions
+
+
 def read_manifest(path: Path) -> tuple[dict[str, object] | None, str | None]:
     manifest_path = path / "manifest.json"
-    if not manifest_path.exists():
+    if not manifest_path.exists() and not manifest_path.is_symlink():
         return None, None
+    if not manifest_path.resolve().is_relative_to(path.resolve()):
+        return None, "manifest.json links outside the bundle: not read"
+    if not manifest_path.is_file():
+        return None, "manifest.json is not a file"
+    if manifest_path.stat().st_size > MAX_MANIFEST_BYTES:
+        return None, f"manifest.json is larger than {MAX_MANIFEST_BYTES:,} bytes: not read"
     try:
         data = json.loads(manifest_path.read_bytes().decode("utf-8-sig"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        return None, f"manifest.json is not valid JSON: {exc}"
+    except (ValueError, UnicodeDecodeError, RecursionError, OSError) as exc:
+        # RecursionError: nesting deeper than the parser's stack, e.g. "[[[[...".
+        return None, f"manifest.json is not valid JSON: {type(exc).__name__}: {str(exc)[:200]}"
     if not isinstance(data, dict):
         return None, "manifest.json is not a JSON object"
     files = data.get("files", {})
