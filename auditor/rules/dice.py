@@ -32,7 +32,7 @@ def _throws(ctx: Context) -> pd.DataFrame:
         t["touched"] = t["touched_before_announce"].fillna(False).astype(bool)
         same = t["table_id"] == t["table_id"].shift()
         t["has_prev"] = same
-        for col in ("throw_id", "dice_set_id", "null_reason", "ts"):
+        for col in ("dice_set_id", "null_reason", "ts"):  # what BFR308-BFR310 compare with the previous throw
             t["prev_" + col] = t[col].shift().where(same)
         if c.has("tables"):
             t = join_on_key(t, c.frame("tables"), "table_id", "table_id", ["min_cents", "max_cents"])
