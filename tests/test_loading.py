@@ -58,6 +58,15 @@ def test_a_bad_cell_quarantines_its_row_with_line_column_and_reason(tmp_path: Pa
     assert (f.rows_read, f.rows_audited, f.rows_quarantined) == (3, 2, 1)
 
 
+def test_a_quote_left_open_costs_only_its_own_line(tmp_path: Path) -> None:
+    broken = GOOD.format(n=2).replace(",B1,", ',"B1,')
+    bundle = load_bundle(_bundle(tmp_path, [GOOD.format(n=1), broken, GOOD.format(n=3), GOOD.format(n=4)]))
+    assert list(_reasons(bundle)) == [2]
+    assert list(bundle.frames["cdf_coups"]["coup_id"]) == ["C1", "C3", "C4"]
+    f = next(x for x in bundle.files if x.name == "cdf_coups.csv")
+    assert (f.rows_read, f.rows_audited, f.rows_quarantined) == (4, 3, 1)
+
+
 @pytest.mark.parametrize("ts", ["2026-03-01T21:01:05+01:00", "2026-03-01T21:01:05+0100", "2026-03-01T21:01:05+01",
                                 "2026-03-01 20:01:05Z", "2026-03-01T19:31:05.000-00:30"])
 def test_offsets_are_normalised_to_utc(tmp_path: Path, ts: str) -> None:
