@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import tomllib
+import zoneinfo
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,6 +140,9 @@ class Ruleset:
     reference: str
     source: str
     parameters: dict[str, Parameter]
+    # Values take effect on a date of the country's calendar: a coup at 00:30 on the day a new value
+    # takes effect in Andorra is 23:30 the day before in UTC, and is under the new value.
+    timezone: str = "Europe/Andorra"
 
     def param(self, name: str) -> Parameter:
         try:
@@ -154,7 +158,7 @@ class Ruleset:
         param = self.param(name)
         if len(param.values) == 1:
             return param.values[0][1]
-        days = pd.to_datetime(when).dt.tz_localize(None) if isinstance(when.dtype, pd.DatetimeTZDtype) else pd.to_datetime(when)
+        days = self._local(pd.to_datetime(when))
         starts = np.array([np.datetime64(d) for d, _ in param.values], dtype="datetime64[ns]")
         idx = np.searchsorted(starts, days.to_numpy(dtype="datetime64[ns]"), side="right") - 1
         idx = np.clip(idx, 0, len(starts) - 1)
@@ -168,13 +172,20 @@ class Ruleset:
         if len(param.values) == 1 or when is None:
             return pd.Series(_map_table(keys, param.values[-1][1] if when is None else param.values[0][1]), index=keys.index)
         out = np.full(len(keys), np.nan)
-        days = when.dt.tz_localize(None) if isinstance(when.dtype, pd.DatetimeTZDtype) else when
+        days = self._local(when)
         for i, (since, table) in enumerate(param.values):
             lo = pd.Timestamp(since) if i else pd.Timestamp.min
             hi = pd.Timestamp(param.values[i + 1][0]) if i + 1 < len(param.values) else pd.Timestamp.max
             mask = ((days >= lo) & (days < hi)).to_numpy(dtype=bool)
             out[mask] = _map_table(keys[mask], table)
         return pd.Series(out, index=keys.index)
+
+
+    def _local(self, when: pd.Series) -> pd.Series:
+        """Times as the wall-clock time of the ruleset's country (dates, which have no zone, as they are)."""
+        if isinstance(when.dtype, pd.DatetimeTZDtype):
+            return when.dt.tz_convert(self.timezone).dt.tz_localize(None)
+        return when
 
 
 def _map_table(keys: pd.Series, table: object) -> np.ndarray:
@@ -227,6 +238,11 @@ def parse_ruleset(data: dict[str, object], source: str) -> Ruleset:
     missing = sorted(set(PARAMETERS) - set(params))
     if missing:
         raise RulesetError(f"{source}: missing parameter(s) {', '.join(missing)}")
+    timezone = data.get("timezone", "Europe/Andorra")
+    try:
+        zoneinfo.ZoneInfo(str(timezone))
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise RulesetError(f"{source}: `timezone` {timezone!r} is not a known time zone (e.g. Europe/Andorra)") from None
     return Ruleset(
         id=str(data["id"]),
         version=str(data["version"]),
@@ -234,6 +250,7 @@ def parse_ruleset(data: dict[str, object], source: str) -> Ruleset:
         reference=str(data.get("reference", "")),
         source=source,
         parameters=params,
+        timezone=str(timezone),
     )
 
 

@@ -80,3 +80,20 @@ def test_a_table_valued_parameter_is_looked_up_per_row_by_date(tmp_path: Path) -
     assert list(odds.index) == [4, 3, 2, 1, 0]
     assert odds.iloc[:3].tolist() == [61.0, 1.0, 60.0] and odds.iloc[3:].isna().all()
     assert load_ruleset("decret-455-2025").lookup("dice_odds", keys, when).iloc[:3].tolist() == [61.0, 1.0, 61.0]
+
+
+def test_a_value_takes_effect_at_midnight_in_andorra_not_in_utc(tmp_path: Path) -> None:
+    rs = load_ruleset(_write(tmp_path, "values = { 2025-12-10 = 0.05, 2026-01-01 = 0.04, 2026-07-01 = 0.03 }", "values = { 2025-12-10 = 0.05 }"))
+    assert rs.timezone == "Europe/Andorra"
+    # 23:30 UTC on 31 December is 00:30 on 1 January in Andorra (CET); 22:30 UTC on 30 June is 00:30 on 1 July (CEST).
+    when = pd.Series(pd.to_datetime(["2025-12-31T22:30Z", "2025-12-31T23:30Z", "2026-06-30T21:30Z", "2026-06-30T22:30Z"]))
+    assert list(rs.series("cagnotte_rate", when)) == [0.05, 0.04, 0.04, 0.03]
+    keys = pd.Series(["asos"] * 2, dtype="str")
+    old = "values = { 2025-12-10 = { asos = 61, petit = 1, gran = 1 } }"
+    odds = load_ruleset(_write(tmp_path, old[:-2] + ", 2026-01-01 = { asos = 60, petit = 1, gran = 1 } }", old))
+    assert odds.lookup("dice_odds", keys, when.iloc[:2]).tolist() == [61.0, 60.0]
+
+
+def test_an_unknown_time_zone_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(RulesetError, match="not a known time zone"):
+        load_ruleset(_write(tmp_path, 'timezone = "Mars/Olympus"', 'timezone = "Europe/Andorra"'))
