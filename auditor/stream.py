@@ -29,6 +29,7 @@ from auditor.frames import arrow, first_occurrences, isin
 from auditor.loading.bundle import Bundle, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, load_bundle
 from auditor.loading.coerce import as_text
 from auditor.loading.readers import UnreadableFile, parquet_frame, parquet_rows_allowed
+from auditor.report.outputs import data_period
 from auditor.rules import Rule
 from auditor.ruleset import Ruleset
 from auditor.schema import REPORTED_ON, TABLES
@@ -310,7 +311,7 @@ def audit_by_partition(
     result = AuditResult(everything, ruleset, sorted(run.values(), key=lambda r: r.code), not_run, all_findings, timings, errors)
     period = None
     if lo is not None and not (isinstance(static.manifest, dict) and isinstance(static.manifest.get("period"), dict)):
-        period = {"from": lo.strftime("%Y-%m-%d"), "to": hi.strftime("%Y-%m-%d"), "source": "data"}  # type: ignore[union-attr]
+        period = data_period(lo, hi, ruleset.timezone)
     return result, fig, period
 
 

@@ -97,3 +97,15 @@ def test_visible_escapes_controls_and_invisible_formatting_but_keeps_text() -> N
     assert visible("C1\u202eKO\u200b") == "C1\\u202eKO\\u200b"  # an id that would display as another one
     assert visible("\x00\x1b[2J\x85") == "\\x00\\x1b[2J\\x85"
     assert visible("Banca francesa: l·l, à, ç, €\tA\nB\r\n") == "Banca francesa: l·l, à, ç, €\tA\nB\r\n"
+
+
+def test_the_period_from_the_data_is_in_andorran_calendar_days(tmp_path: Path) -> None:
+    import json
+
+    from helpers import at
+
+    # 20:00 UTC on 2 March and 23:30 UTC (00:30 on 3 March in Andorra): the night runs into the 3rd.
+    write_bundle(tmp_path / "b", cdf([coup("C1", ts=at(0)), coup("C2", coup_no=2, ts=at(3.5 * 3600))]))
+    runner.invoke(app, ["audit", str(tmp_path / "b"), "--out", str(tmp_path / "o"), "--format", "jsonl"])
+    period = json.loads((tmp_path / "o" / "summary.json").read_text())["bundle"]["period"]
+    assert period == {"from": "2026-03-02", "to": "2026-03-03", "source": "data"}

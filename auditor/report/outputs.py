@@ -45,7 +45,13 @@ def period_of(result: AuditResult) -> dict[str, str | None]:
         return {"from": None, "to": None, "source": None}
     lo = min(s.min() for s in stamps)
     hi = max(s.max() for s in stamps)
-    return {"from": lo.strftime("%Y-%m-%d"), "to": hi.strftime("%Y-%m-%d"), "source": "data"}
+    return data_period(lo, hi, result.ruleset.timezone)
+
+
+def data_period(lo: pd.Timestamp, hi: pd.Timestamp, timezone: str) -> dict[str, str | None]:
+    """The days of play from the first and last round times, as calendar days of the ruleset's country
+    (a night's play in Andorra that passes midnight UTC is still that night's day)."""
+    return {"from": lo.tz_convert(timezone).strftime("%Y-%m-%d"), "to": hi.tz_convert(timezone).strftime("%Y-%m-%d"), "source": "data"}
 
 
 def build_summary(result: AuditResult, fail_on: str, figures: pd.DataFrame | None = None,
