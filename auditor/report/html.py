@@ -146,7 +146,9 @@ def build_context(result: AuditResult, summary: dict[str, object], lang: str, pe
         if rules:
             groups.append({"game": game, "name": game_name(game, lang), "rules": rules})
     by_rule = findings.groupby("rule").size().sort_values(ascending=False).to_dict() if len(findings) else {}
-    days = pd.to_datetime(findings["ts"], utc=True, errors="coerce").dt.strftime("%Y-%m-%d").dropna() if len(findings) else pd.Series([], dtype=str)
+    # Days of the casino's calendar, as the summary's period: a night's play is one day.
+    when = pd.to_datetime(findings["ts"], utc=True, errors="coerce").dt.tz_convert(result.ruleset.timezone) if len(findings) else None
+    days = when.dt.strftime("%Y-%m-%d").dropna() if when is not None else pd.Series([], dtype=str)
     per_day = days.value_counts().sort_index().to_dict()
     tables = summary["tables"]
     top_staked = max((t["staked_cents"] for t in tables), default=0) or 1  # type: ignore[index]
