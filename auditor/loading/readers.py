@@ -13,6 +13,7 @@ import io
 import json
 import os
 import zlib
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -301,8 +302,9 @@ def parquet_frame(table: pa.Table) -> pd.DataFrame:
     about the data, not the data: a file whose metadata calls a text column boolean, or naive times
     UTC, would otherwise fail to convert or be silently re-zoned."""
     names = table.column_names
-    if len(set(names)) != len(names):
-        raise UnreadableFile(f"columns repeat a name: {sorted({n for n in names if names.count(n) > 1})}")
+    repeated = sorted(n for n, k in Counter(names).items() if k > 1)
+    if repeated:
+        raise UnreadableFile(f"columns repeat a name: {repeated[:10]}")
     table = table.replace_schema_metadata(None)
     for i, column in enumerate(table.schema):
         if pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type):
