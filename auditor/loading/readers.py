@@ -139,8 +139,9 @@ def _header(data: bytes) -> list[str]:
     names = next(csv.reader([text]), [])
     if not names or all(not n.strip() for n in names):
         raise UnreadableFile("no header row")
-    if len(set(names)) != len(names):
-        raise UnreadableFile(f"header repeats a column name: {names}")
+    repeated = sorted(n for n, k in Counter(names).items() if k > 1)
+    if repeated:
+        raise UnreadableFile(f"header repeats a column name: {repeated[:10]}")
     return names
 
 
