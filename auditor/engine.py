@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from auditor.frames import release_unused_memory
 from auditor.i18n import label
 from auditor.loading import Bundle
 from auditor.rules import Rule
@@ -171,6 +172,7 @@ def run_audit(
     """Run `rules` over `bundle`. Games are independent: with `workers` > 1 they run in threads
     (numpy, pandas and Arrow release the GIL for most of their work), sharing the read-only frames."""
     say = progress or (lambda _m: None)
+    release_unused_memory()
     by_game: dict[str, list[Rule]] = {}
     for rule in sorted(rules, key=lambda r: (r.game, r.code)):
         by_game.setdefault(rule.game, []).append(rule)
