@@ -158,6 +158,10 @@ def _run_game(bundle: Bundle, ruleset: Ruleset, rules: list[Rule], lang: str, sa
         out.run.append(rule)
         if len(hits):
             out.parts.append(to_findings(rule, hits, lang))
+    # The game's prepared frames go now, and their memory back to the system before the next game
+    # allocates its own (rules 3.57 s -> 3.48 s and 3.88 s -> 3.69 s over two sets of alternating runs).
+    del ctx
+    release_unused_memory()
     return out
 
 
