@@ -16,20 +16,25 @@ MAX_LISTED = 200
 def write_junit(result: AuditResult, path: Path) -> None:
     findings = result.findings
     tables = sorted(set(table_figures(result.bundle)["table_id"].astype(str)))
+    game_of = _games(result)
+    by_rule = {code: rows for code, rows in findings.groupby("rule", sort=False)} if len(findings) else {}
     suites = ET.Element("testsuites", name="auditor", tests="0", failures="0")
     total = failures = 0
     for rule in result.rules_run:
-        rows = findings[findings["rule"] == rule.code]
-        targets = sorted(set(rows["table_id"].dropna().astype(str))) if len(rows) else []
+        rows = by_rule.get(rule.code, findings.iloc[:0])
+        # Each table's findings once, not a scan of the rule's findings per table (a bundle can name
+        # thousands of tables).
+        per_table = {str(t): f for t, f in rows.groupby("table_id", sort=False)} if len(rows) else {}
+        targets = sorted(per_table)
         if rule.game not in ("log", "tournament"):
-            relevant = [t for t in tables if _game_of(result, t) == rule.game]
+            relevant = [t for t in tables if game_of.get(t) == rule.game]
             targets = sorted(set(targets) | set(relevant))
         if not targets:
             targets = ["(bundle)"]
         suite = ET.SubElement(suites, "testsuite", name=f"{rule.code} {rule.name}", tests=str(len(targets)))
         suite_failures = 0
         for table in targets:
-            mine = rows[rows["table_id"].astype(str) == table] if table != "(bundle)" else rows[rows["table_id"].isna()] if len(rows) else rows
+            mine = per_table.get(table, rows.iloc[:0]) if table != "(bundle)" else rows[rows["table_id"].isna()]
             case = ET.SubElement(suite, "testcase", classname=f"{rule.game}.{rule.code}", name=f"{rule.code} {table}")
             total += 1
             if len(mine):
@@ -51,9 +56,10 @@ def write_junit(result: AuditResult, path: Path) -> None:
     ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
 
 
-def _game_of(result: AuditResult, table_id: str) -> str | None:
+def _games(result: AuditResult) -> dict[str, str]:
+    """Each table's game (the first row of a repeated table_id, as the rules take it)."""
     tables = result.bundle.frames.get("tables")
-    if tables is None:
-        return None
-    match = tables.loc[tables["table_id"] == table_id, "game"]
-    return str(match.iloc[0]) if len(match) else None
+    if tables is None or tables.empty:
+        return {}
+    first = tables.drop_duplicates("table_id")
+    return dict(zip(first["table_id"].astype(str), first["game"].astype(str), strict=True))
