@@ -47,6 +47,7 @@ LABELS: dict[str, dict[str, str]] = {
     "evidence": {"ca": "Evidència", "en": "Evidence"},
     "source": {"ca": "Origen", "en": "Source"},
     "shown": {"ca": "Se'n mostren {shown} de {total}; la llista completa és a violations.jsonl.", "en": "Showing {shown} of {total}; the full list is in violations.jsonl."},
+    "tables_shown": {"ca": "Se'n mostren {shown} de {total} taules; totes són a summary.json.", "en": "Showing {shown} of {total} tables; all of them are in summary.json."},
     "no_findings": {"ca": "Cap incidència.", "en": "No findings."},
     "inputs": {"ca": "Fitxers d'entrada", "en": "Input files"},
     "file": {"ca": "Fitxer", "en": "File"},

@@ -109,3 +109,20 @@ def test_the_period_from_the_data_is_in_andorran_calendar_days(tmp_path: Path) -
     runner.invoke(app, ["audit", str(tmp_path / "b"), "--out", str(tmp_path / "o"), "--format", "jsonl"])
     period = json.loads((tmp_path / "o" / "summary.json").read_text())["bundle"]["period"]
     assert period == {"from": "2026-03-02", "to": "2026-03-03", "source": "data"}
+
+
+def test_a_bundle_of_thousands_of_tables_keeps_the_report_light(tmp_path: Path) -> None:
+    from auditor.report.html import PER_TABLE
+
+    n = PER_TABLE + 50
+    from helpers import at
+
+    rows = [{"table_id": f"T{i:05d}", "game": "wheel_of_fortune", "min_cents": 500, "max_cents": 50000} for i in range(n)]
+    spins = [{"spin_id": f"S{i}", "table_id": f"T{i:05d}", "ts_open": at(0), "ts_no_more_bets": at(20), "ts_stop": at(40), "ts_settled": at(50),
+              "revolutions": 5.0, "stop_slot": None, "on_pivot": False, "obstructed": False, "symbol": None, "status": "void"} for i in range(n)]
+    write_bundle(tmp_path / "b", {"tables": rows, "wheel_spins": spins})
+    result = runner.invoke(app, ["audit", str(tmp_path / "b"), "--out", str(tmp_path / "o"), "--format", "html,junit", "--lang", "en"])
+    assert result.exit_code == 0, result.output
+    html = (tmp_path / "o" / "report.html").read_text()
+    assert f"Showing {PER_TABLE} of {n} tables" in html and "T00499" in html and "T00500" not in html
+    assert f"<dd>{n}</dd>" in html

@@ -21,6 +21,7 @@ from auditor.rules.catalan import HOLDS_CA
 from auditor.rules.cdf_replay import parse_hands
 
 PER_RULE = 100  # findings shown per rule; the rest stay in violations.jsonl
+PER_TABLE = 500  # gaming tables shown in the figures; all are in summary.json (the report must stay light)
 SEVERITIES = ("critical", "major", "minor")
 
 
@@ -162,7 +163,8 @@ def build_context(result: AuditResult, summary: dict[str, object], lang: str, pe
         "groups": groups,
         "by_rule": _bars({k: int(v) for k, v in by_rule.items()}),
         "per_day": _bars({k: int(v) for k, v in per_day.items()}),
-        "tables": [dict(t, pct=round(100 * t["staked_cents"] / top_staked, 1), game_name=game_name(t["game"], lang)) for t in tables],  # type: ignore[index]
+        "tables": [dict(t, pct=round(100 * t["staked_cents"] / top_staked, 1), game_name=game_name(t["game"], lang)) for t in tables[:PER_TABLE]],  # type: ignore[index]
+        "tables_total": len(tables),
         "parameters": [
             {"name": p.name, "dated": [(str(d), v) for d, v in p.values], "description": p.description, "reference": p.reference}
             for p in result.ruleset.parameters.values()
