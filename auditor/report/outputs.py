@@ -19,13 +19,23 @@ def _json_default(value: object) -> object:
     return str(value)
 
 
+# One encoder for every line: json.dumps with options builds a new one per call.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=_json_default)
+
+
+def _plain(values: pd.Series) -> list[object]:
+    """The column as Python values, every kind of missing value (None, NaN, NA) as None."""
+    out = values.astype(object)
+    missing = out.isna()
+    return (out.where(~missing, None) if missing.any() else out).tolist()
+
+
 def write_violations(findings: pd.DataFrame, path: Path) -> None:
-    columns = [findings[c].tolist() for c in FINDING_COLUMNS]
+    columns = [_plain(findings[c]) for c in FINDING_COLUMNS]
+    encode = _ENCODER.encode
     with path.open("w", encoding="utf-8", newline="\n") as fh:
         for row in zip(*columns, strict=True):
-            record = {k: (None if v is None or v is pd.NA or (isinstance(v, float) and v != v) else v) for k, v in zip(FINDING_COLUMNS, row, strict=True)}
-            fh.write(json.dumps(record, ensure_ascii=False, default=_json_default))
-            fh.write("\n")
+            fh.write(encode(dict(zip(FINDING_COLUMNS, row, strict=True))) + "\n")
 
 
 def failing(findings: pd.DataFrame, fail_on: str) -> int:
