@@ -271,3 +271,14 @@ def test_loading_tables_in_threads_gives_the_same_bundle(sample: str) -> None:
     for name in one.frames:
         pd.testing.assert_frame_equal(one.frames[name], two.frames[name])
     assert {t: a.to_pylist() for t, a in one.ids_seen.items()} == {t: a.to_pylist() for t, a in two.ids_seen.items()}
+
+
+def test_infinite_numbers_are_bad_cells_in_every_format() -> None:
+    from auditor.loading.coerce import parse_column
+    from auditor.schema import TABLES
+
+    revolutions = next(c for c in TABLES["wheel_spins"].columns if c.name == "revolutions")
+    for raw in (pd.Series([5.5, float("inf"), -float("inf")]), pd.Series(["5.5", "1e999", "-1e999"], dtype="str")):
+        values, bad, reason = parse_column(raw, revolutions)
+        assert bad.tolist() == [False, True, True] and values.iloc[0] == 5.5 and values.iloc[1:].isna().all()
+        assert list(reason[1:]) == ["not a finite number"] * 2

@@ -92,13 +92,19 @@ def _parse_int(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
     return values, bad, "not an integer of at most 18 digits"
 
 
-def _parse_float(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
+def _parse_float(raw: pd.Series) -> tuple[pd.Series, pd.Series, object]:
     if pd.api.types.is_numeric_dtype(raw.dtype) and not pd.api.types.is_bool_dtype(raw.dtype):
-        return raw.astype("float64"), pd.Series(False, index=raw.index), ""
-    text = as_text(raw)
-    ok = _fullmatch(text, FLOAT_PATTERN)
-    bad = text.notna() & ~ok
-    return pd.to_numeric(text.where(ok), errors="coerce").astype("float64"), bad, "not a number"
+        values, bad = raw.astype("float64"), pd.Series(False, index=raw.index)
+    else:
+        text = as_text(raw)
+        ok = _fullmatch(text, FLOAT_PATTERN)
+        bad = text.notna() & ~ok
+        values = pd.to_numeric(text.where(ok), errors="coerce").astype("float64")
+    # Parquet holds infinities, and "1e999" is one: no measurement is infinite, and JSON cannot write it.
+    infinite = pd.Series(np.isinf(values.to_numpy()), index=raw.index) & ~bad
+    if not infinite.any():
+        return values, bad, "not a number"
+    return values.where(~infinite), bad | infinite, np.where(infinite, "not a finite number", "not a number")
 
 
 def _parse_bool(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
