@@ -21,6 +21,11 @@ BANC_KINDS = ("banc", "banc_seguit")
 # A shoe's coups in dealing order (file order breaks ties, so that a repeat is the later row).
 SHOE_ORDER = ["table_id", "shoe_id", "coup_no", "_file", "_line"]
 
+
+def same_shoe_as_previous(order: pd.DataFrame) -> pd.Series:
+    """For coups in SHOE_ORDER, whether each was dealt from the same shoe as the row before it."""
+    return (order["table_id"] == order["table_id"].shift()) & (order["shoe_id"] == order["shoe_id"].shift())
+
 # byte -> card value (A=1, 2-9 face, T J Q K = 0), rank index, suit index; 255 = no card.
 _VALUE = np.full(256, 255, dtype=np.int16)
 _RANK = np.full(256, -1, dtype=np.int16)

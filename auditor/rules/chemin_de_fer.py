@@ -380,7 +380,7 @@ def six_decks(ctx: Context) -> pd.DataFrame:
     _, banker_codes, _ = cdf.parse_hands(order["banker_cards"])
     codes = np.concatenate([player_codes, banker_codes], axis=1)  # n × 6, -1 = no card
     # Coups are sorted by shoe, so each shoe's cards are one contiguous run.
-    new_shoe = ((order["table_id"] != order["table_id"].shift()) | (order["shoe_id"] != order["shoe_id"].shift())).to_numpy(dtype=bool)
+    new_shoe = ~cdf.same_shoe_as_previous(order).to_numpy(dtype=bool)
     shoe = np.cumsum(new_shoe) - 1
     rows = np.repeat(np.arange(len(order)), 6)
     flat = codes.reshape(-1)

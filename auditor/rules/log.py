@@ -11,7 +11,7 @@ import pandas as pd
 
 from auditor.frames import isin, stable_sorted
 from auditor.rules.base import Context, hits, no_hits, rule
-from auditor.rules.cdf_replay import SHOE_ORDER
+from auditor.rules.cdf_replay import SHOE_ORDER, same_shoe_as_previous
 from auditor.schema import REPORTED_ON, ROUND_TABLES, TABLES
 
 def _quarantined(ctx: Context, code: str) -> pd.DataFrame:
@@ -179,7 +179,7 @@ def sequence(ctx: Context) -> pd.DataFrame:
     if coups.empty:
         return no_hits()
     c = stable_sorted(coups, SHOE_ORDER)
-    same = (c["table_id"] == c["table_id"].shift()) & (c["shoe_id"] == c["shoe_id"].shift())
+    same = same_shoe_as_previous(c)
     prev_no = c["coup_no"].shift().where(same, 0).astype("int64")
     expected_no = prev_no + 1
     broken = c["coup_no"] != expected_no
