@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from auditor.engine import DEFAULT_WORKERS, FINDING_COLUMNS, AuditResult, run_audit, sort_findings
 from auditor.figures import combine_figures, table_figures
 from auditor.frames import arrow, first_occurrences, isin
-from auditor.loading.bundle import Bundle, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, load_bundle
+from auditor.loading.bundle import Bundle, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle
 from auditor.loading.coerce import as_text
 from auditor.loading.readers import UnreadableFile, parquet_frame, parquet_rows_allowed
 from auditor.report.outputs import data_period
@@ -104,9 +104,8 @@ def _first_pass(path: Path, lay: Layout) -> tuple[dict[str, pa.Array], dict[str,
         if not column:
             continue
         seen: list[pa.Array] = []
-        root = path.resolve()
         for key in sorted(keyed):
-            if not keyed[key].resolve().is_relative_to(root):
+            if not inside_bundle(path, keyed[key]):
                 continue  # a link outside the bundle is never read (reported by the second pass)
             try:
                 parquet_rows_allowed(keyed[key])

@@ -77,6 +77,12 @@ class Bundle:
         return self._positions[memo]
 
 
+def inside_bundle(root: Path, path: Path) -> bool:
+    """Whether `path`, links followed, lies within the bundle at `root`: a file outside it (a link
+    to a key or a password file in a hostile bundle) is never read, so its lines never reach a report."""
+    return path.resolve().is_relative_to(root.resolve())
+
+
 def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as fh:
@@ -182,11 +188,8 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
     quarantine: list[pd.DataFrame] = []
     raws: list[tuple[RawTable, SourceFile]] = []
     text_columns = [c.name for c in table.columns if c.type in ("str", "enum", "cards", "timestamp", "date")]
-    inside = root.resolve() if root is not None else None
     for path, name in files:
-        if inside is not None and not path.resolve().is_relative_to(inside):
-            # A hostile bundle could link to a key or a password file: its lines would be quoted as
-            # bad cells in a report that leaves the building.
+        if root is not None and not inside_bundle(root, path):
             sources.append(SourceFile(name=name, table=table.name, sha256="", error=OUTSIDE))
             quarantine.append(_unreadable(table, name, OUTSIDE))
             continue
@@ -335,7 +338,7 @@ def read_manifest(path: Path) -> tuple[dict[str, object] | None, str | None]:
     manifest_path = path / "manifest.json"
     if not manifest_path.exists() and not manifest_path.is_symlink():
         return None, None
-    if not manifest_path.resolve().is_relative_to(path.resolve()):
+    if not inside_bundle(path, manifest_path):
         return None, "manifest.json links outside the bundle: not read"
     if not manifest_path.is_file():
         return None, "manifest.json is not a file"

@@ -137,13 +137,12 @@ def manifest_digest(ctx: Context) -> pd.DataFrame:
         rows.append({"file": "manifest.json", "expected": "valid manifest", "observed": None, "detail": bundle.manifest_error})
     files = (bundle.manifest or {}).get("files", {}) if not bundle.manifest_error else {}
     digests = {f.name: f.sha256 for f in bundle.files}
-    root = bundle.path.resolve()
-    from auditor.loading.bundle import sha256_of
+    from auditor.loading.bundle import inside_bundle, sha256_of
 
     for name, stated in sorted(files.items()) if isinstance(files, dict) else []:
         want = str(stated).removeprefix("sha256:").lower()
-        target = (root / name).resolve()
-        if root != target and root not in target.parents:
+        target = bundle.path / name
+        if not inside_bundle(bundle.path, target):
             rows.append({"file": name, "expected": want, "observed": None, "detail": "path outside the bundle"})
             continue
         if not target.is_file():
