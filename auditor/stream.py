@@ -28,7 +28,7 @@ from auditor.figures import combine_figures, table_figures
 from auditor.frames import arrow, first_occurrences, isin
 from auditor.loading.bundle import Bundle, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle
 from auditor.loading.coerce import as_text
-from auditor.loading.readers import UnreadableFile, parquet_frame, parquet_rows_allowed
+from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame
 from auditor.report.outputs import data_period
 from auditor.rules import Rule
 from auditor.ruleset import Ruleset
@@ -108,9 +108,8 @@ def _first_pass(path: Path, lay: Layout) -> tuple[dict[str, pa.Array], dict[str,
             if not inside_bundle(path, keyed[key]):
                 continue  # a link outside the bundle is never read (reported by the second pass)
             try:
-                parquet_rows_allowed(keyed[key])
                 # Converted as the second pass converts the part, so that both passes see the same ids.
-                values = parquet_frame(pq.read_table(keyed[key], columns=[column]))[column]
+                values = parquet_frame(open_parquet(keyed[key]).read(columns=[column]))[column]
             except (pa.ArrowException, OSError, KeyError, ValueError, TypeError, OverflowError, UnreadableFile):
                 continue  # an unreadable part is reported by the second pass
             seen.append(arrow(as_text(values)).cast(pa.large_string()))

@@ -98,22 +98,20 @@ def _limit(name: str, default: int) -> int:
     return int(value)
 
 
-def _text_limit() -> int:
-    return _limit("AUDITOR_MAX_TEXT_BYTES", MAX_TEXT_BYTES)
-
-
-def parquet_rows_allowed(path: Path) -> int:
-    """The file's row count from its footer, refused (UnreadableFile) beyond AUDITOR_MAX_PARQUET_ROWS."""
+def open_parquet(path: Path) -> pq.ParquetFile:
+    """The file opened (its footer read), refused (UnreadableFile) when the footer claims more rows
+    than AUDITOR_MAX_PARQUET_ROWS."""
     limit = _limit("AUDITOR_MAX_PARQUET_ROWS", MAX_PARQUET_ROWS)
-    rows = pq.ParquetFile(path).metadata.num_rows
+    parquet = pq.ParquetFile(path)
+    rows = parquet.metadata.num_rows
     if rows > limit:
         raise UnreadableFile(f"{rows:,} rows, more than {limit:,} (AUDITOR_MAX_PARQUET_ROWS): not read; "
                              "split the table into Parquet partitions and audit it --by-partition")
-    return rows
+    return parquet
 
 
 def _open_bytes(path: Path) -> bytes:
-    limit = _text_limit()
+    limit = _limit("AUDITOR_MAX_TEXT_BYTES", MAX_TEXT_BYTES)
     too_big = (f"more than {limit:,} bytes of text (AUDITOR_MAX_TEXT_BYTES): not read; "
                "split the table into Parquet partitions and audit it --by-partition")
     if path.name.lower().endswith(".gz"):
@@ -284,8 +282,7 @@ def read_jsonl(path: Path, text_columns: list[str] | None = None) -> RawTable:
 
 
 def read_parquet(path: Path) -> RawTable:
-    parquet_rows_allowed(path)
-    frame = parquet_frame(pq.ParquetFile(path).read())
+    frame = parquet_frame(open_parquet(path).read())
     return RawTable(frame, np.arange(1, len(frame) + 1, dtype=np.int64))
 
 
