@@ -33,6 +33,7 @@ from auditor.frames import arrow
 
 RULESET_DIR = Path(os.environ.get("AUDITOR_RULESETS", Path(__file__).resolve().parent.parent / "rulesets"))
 DEFAULT_RULESET = "decret-455-2025"
+DEFAULT_TIMEZONE = "Europe/Andorra"
 
 
 class RulesetError(Exception):
@@ -142,7 +143,7 @@ class Ruleset:
     parameters: dict[str, Parameter]
     # Values take effect on a date of the country's calendar: a coup at 00:30 on the day a new value
     # takes effect in Andorra is 23:30 the day before in UTC, and is under the new value.
-    timezone: str = "Europe/Andorra"
+    timezone: str = DEFAULT_TIMEZONE
 
     def param(self, name: str) -> Parameter:
         try:
@@ -179,7 +180,6 @@ class Ruleset:
             mask = ((days >= lo) & (days < hi)).to_numpy(dtype=bool)
             out[mask] = _map_table(keys[mask], table)
         return pd.Series(out, index=keys.index)
-
 
     def _local(self, when: pd.Series) -> pd.Series:
         """Times as the wall-clock time of the ruleset's country (dates, which have no zone, as they are)."""
@@ -238,7 +238,7 @@ def parse_ruleset(data: dict[str, object], source: str) -> Ruleset:
     missing = sorted(set(PARAMETERS) - set(params))
     if missing:
         raise RulesetError(f"{source}: missing parameter(s) {', '.join(missing)}")
-    timezone = data.get("timezone", "Europe/Andorra")
+    timezone = data.get("timezone", DEFAULT_TIMEZONE)
     try:
         zoneinfo.ZoneInfo(str(timezone))
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
