@@ -52,15 +52,15 @@ def _formats(value: str) -> list[str]:
 def audit(
     bundle: Annotated[Path, typer.Argument(help="The bundle directory.")],
     ruleset: Annotated[str, typer.Option(help="Ruleset name (in rulesets/) or TOML file.")] = DEFAULT_RULESET,
-    out: Annotated[Path | None, typer.Option(help="Output directory [default: reports/<bundle name>/].")] = None,
+    out: Annotated[Path | None, typer.Option(help="Output directory (default: reports/<bundle name>/).")] = None,
     format: Annotated[str, typer.Option("--format", help="Comma-separated: html, jsonl, junit.")] = "html,jsonl",
     select: Annotated[list[str] | None, typer.Option(help="Only these codes or prefixes (CDF, CDF10, LOG001).")] = None,
     ignore: Annotated[list[str] | None, typer.Option(help="Skip these codes or prefixes.")] = None,
     fail_on: Annotated[str, typer.Option(help="critical, major, minor or never.")] = "major",
     lang: Annotated[str, typer.Option(help="Language of messages and report: ca or en.")] = "ca",
-    progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Progress on stderr [default: when a terminal].")] = None,
+    progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Progress on stderr (default: when stderr is a terminal).")] = None,
     by_partition: Annotated[bool, typer.Option("--by-partition", help="Audit a bundle of Parquet partitions one group of same-named parts at a time (bounded memory).")] = False,
-    batch_rows: Annotated[int, typer.Option(help="With --by-partition: rows read per step, at most about (bounds memory).", min=1)] = 2_000_000,
+    batch_rows: Annotated[int, typer.Option(help="With --by-partition: about how many rows each step reads (bounds memory).", min=1)] = 2_000_000,
     workers: Annotated[int, typer.Option(help="Games audited at once, in threads (1 uses the least memory).", min=1, max=8)] = DEFAULT_WORKERS,
 ) -> None:
     """Audit a bundle: write violations.jsonl, summary.json and report.html; exit 1 on findings."""

@@ -183,3 +183,12 @@ def test_validate_never_prints_a_cell_s_escape_sequence_to_the_terminal(tmp_path
     assert result.exit_code == 1
     assert "\x1b" not in result.output and "\x07" not in result.output
     assert "\\x1b]0;pwned\\x07" in result.output
+
+
+def test_audit_help_states_the_defaults_it_promises() -> None:
+    # Rich reads "[...]" in help text as markup and drops it: the default output directory vanished.
+    result = runner.invoke(app, ["audit", "--help"], env={"COLUMNS": "300", "NO_COLOR": "1"})
+    assert result.exit_code == 0
+    text = " ".join(result.output.split())
+    assert "(default: reports/<bundle name>/)" in text
+    assert "(default: when stderr is a terminal)" in text
