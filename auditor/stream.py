@@ -9,7 +9,9 @@ with their own group and are dropped. A first pass reads only id columns, for or
 duplicates (LOG002) across groups. Tables that are single files (tables, layouts, dice sets,
 tournaments) are loaded once; their own rules, and the manifest check, run once at the end.
 
-The result equals the whole-bundle audit's, byte for byte.
+The result equals the whole-bundle audit's, byte for byte, with one exception: a part whose footer
+and id column read but whose other data is corrupt is found unreadable only in its own group, so the
+groups before it still call the records that name none of the ids read orphans (LOG003).
 """
 
 from __future__ import annotations
@@ -93,26 +95,36 @@ def layout(path: Path) -> Layout:
     return Layout(parts, static)
 
 
-def _first_pass(path: Path, lay: Layout) -> tuple[dict[str, pa.Array], dict[str, set[str]]]:
-    """Every id of every partitioned table (for LOG003), and the ids that occur more than once (the
+def _first_pass(path: Path, lay: Layout) -> tuple[dict[str, pa.Array], dict[str, set[str]], set[str]]:
+    """Every id of every partitioned table (for LOG003), the ids that occur more than once (the
     candidates for LOG002, decided in the second pass among the rows that pass LOG001, as the whole
-    audit does): reads the id columns only."""
+    audit does), and the tables with a part that cannot be audited (its ids unknown, as
+    `Bundle.unread`): reads the id columns and the footers only."""
     ids: dict[str, pa.Array] = {}
     repeated: dict[str, set[str]] = {}
+    unread: set[str] = set()
     for table, keyed in lay.parts.items():
         column = TABLES[table].id_column
-        if not column:
-            continue
+        required = [c.name for c in TABLES[table].columns if c.req == "req"]
         seen: list[pa.Array] = []
         for key in sorted(keyed):
-            if not inside_bundle(path, keyed[key]):
-                continue  # a link outside the bundle is never read (reported by the second pass)
             try:
+                if not inside_bundle(path, keyed[key]):
+                    raise UnreadableFile("outside the bundle")  # never read (reported by the second pass)
+                part = open_parquet(keyed[key])
+                names = part.schema_arrow.names
+                if len(set(names)) < len(names) or any(name not in names for name in required):
+                    raise UnreadableFile("refused by the second pass")
+                if not column:
+                    continue
                 # Converted as the second pass converts the part, so that both passes see the same ids.
-                values = parquet_frame(open_parquet(keyed[key]).read(columns=[column]))[column]
+                values = parquet_frame(part.read(columns=[column]))[column]
             except (pa.ArrowException, OSError, KeyError, ValueError, TypeError, OverflowError, UnreadableFile):
-                continue  # an unreadable part is reported by the second pass
+                unread.add(table)  # the second pass reports the part itself
+                continue
             seen.append(arrow(as_text(values)).cast(pa.large_string()))
+        if not column:
+            continue
         if not seen:
             ids[table] = pa.array([], type=pa.large_string())
             continue
@@ -121,7 +133,7 @@ def _first_pass(path: Path, lay: Layout) -> tuple[dict[str, pa.Array], dict[str,
         later = np.flatnonzero((first >= 0) & (first != np.arange(len(first))))
         if len(later):
             repeated[table] = set(every.take(pa.array(later, type=pa.int64())).to_pylist())
-    return ids, repeated
+    return ids, repeated, unread
 
 
 def _quarantine_duplicates(table: str, clean: pd.DataFrame, repeated: set[str], first_seen: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -209,7 +221,8 @@ def audit_by_partition(
     partitioned = set(lay.parts)
     static = load_bundle(path, progress=say, tables=lay.static)
     say("reading ids of every part")
-    ids, repeated = _first_pass(path, lay)
+    ids, repeated, unread = _first_pass(path, lay)
+    unread |= static.unread
     first_seen: dict[str, dict[str, str]] = {table: {} for table in repeated}
     ids_seen = {**static.ids_seen, **ids}
     group_rules = [r for r in rules if set(r.tables) & partitioned or r.code in LOG_EVERYWHERE]
@@ -261,7 +274,7 @@ def audit_by_partition(
         group_q += late
         frames = {**static.frames, **combined}
         q = pd.concat(group_q, ignore_index=True) if group_q else static.quarantine.iloc[0:0]
-        bundle = Bundle(path, group_sources, frames, q, ids_seen)
+        bundle = Bundle(path, group_sources, frames, q, ids_seen, unread=unread)
         result = run_audit(bundle, ruleset, group_rules, lang=lang, workers=workers)
         mine = {s.name for s in group_sources}
         carried = set().union(*(_sources(c) for c in context.values())) if context else set()
@@ -292,6 +305,7 @@ def audit_by_partition(
         context = _context(combined, ruleset)
     say("auditing the unpartitioned tables and the manifest")
     static.ids_seen = ids_seen
+    static.unread = unread
     final = run_audit(static, ruleset, static_rules, lang=lang, workers=workers)
     findings.append(final.findings)
     run.update({r.code: r for r in final.rules_run})
@@ -301,7 +315,7 @@ def audit_by_partition(
     fig = combine_figures(figures)
     frames = {**static.frames, **{t: pd.concat(v, ignore_index=True) for t, v in evidence.items()}}
     everything = Bundle(path, static.files + files, frames, pd.concat([static.quarantine, *quarantine], ignore_index=True),
-                        ids_seen, static.manifest, static.manifest_error, static.ignored)
+                        ids_seen, static.manifest, static.manifest_error, static.ignored, unread)
     not_run = {code: why for code, why in final.rules_not_run.items() if code not in run}
     for rule in group_rules:
         if rule.code not in run and rule.code not in not_run:

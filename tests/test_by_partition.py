@@ -69,3 +69,16 @@ def test_a_duplicate_of_a_quarantined_row_is_not_a_duplicate(tmp_path: Path) -> 
     text = (tmp_path / "p" / "violations.jsonl").read_text()
     assert (tmp_path / "w" / "violations.jsonl").read_text() == text
     assert text.count('"rule": "LOG002"') == 1 and text.count('"rule": "LOG001"') == 1
+
+
+def test_an_unreadable_round_part_makes_the_same_orphan_findings_as_the_whole_audit(tmp_path: Path) -> None:
+    simulate(tmp_path / "flat", seed=9, rounds=2000, games=["wheel_of_fortune"], fmt="parquet")
+    partition(tmp_path / "flat", tmp_path / "parts", "%Y-%m-%dT%H")
+    spins = sorted((tmp_path / "parts" / "wheel_spins").glob("*.parquet"))
+    spins[len(spins) // 2].write_bytes(b"PAR1 torn in transfer")
+    for mode, extra in (("w", []), ("p", ["--by-partition", "--batch-rows", "1"])):
+        runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / mode), "--format", "jsonl", *extra])
+    text = (tmp_path / "p" / "violations.jsonl").read_text()
+    assert (tmp_path / "w" / "violations.jsonl").read_text() == text
+    # The bets of the torn hour: one finding for their file, not one per bet.
+    assert text.count('"rule": "LOG003"') == 1 and "whether they are orphans cannot be told" in text

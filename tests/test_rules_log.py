@@ -58,6 +58,19 @@ def test_log003_without_tables_file(tmp_path: Path) -> None:
     assert len(f) == 1 and "no `tables` file" in f.iloc[0]["message"]
 
 
+def test_log003_when_a_parent_file_cannot_be_read_says_so_once_per_child_file(tmp_path: Path) -> None:
+    # The coups file is garbage: its stakes may name coups it holds. One finding per stake file,
+    # with the count, not one per stake (a corrupt month of coups would bury LOG001 under millions).
+    write_bundle(tmp_path, cdf([coup("C1")], [stake_row("S1", "C1"), stake_row("S2", "C1"), stake_row("S3", "C2")]))
+    (tmp_path / "cdf_coups.csv").write_bytes(b"\x00\x01 not a csv at all")
+    write_bundle(tmp_path, {"cdf_stakes": [stake_row("S4", "C3")]}, fmt="jsonl")
+    f = _log(tmp_path, "LOG003")
+    assert sorted(f["source"]) == ["cdf_stakes.csv", "cdf_stakes.jsonl"]
+    messages = dict(zip(f["source"], f["message"], strict=True))
+    assert "3 record(s) of cdf_stakes name a coup_id not among the cdf_coups read" in messages["cdf_stakes.csv"]
+    assert "1 record(s)" in messages["cdf_stakes.jsonl"] and f["round_id"].isna().all()
+
+
 def test_log004_manifest_digests(tmp_path: Path) -> None:
     write_bundle(tmp_path, cdf([coup("C1")]))
     files = {"tables.csv": "sha256:" + sha256(tmp_path / "tables.csv"), "cdf_coups.csv": "sha256:" + "0" * 64,

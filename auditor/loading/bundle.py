@@ -59,6 +59,9 @@ class Bundle:
     manifest: dict[str, object] | None = None
     manifest_error: str | None = None
     ignored: list[str] = field(default_factory=list)
+    # Tables with a file that could not be read (or was refused): the ids it holds are unknown, so a
+    # record naming none of the ids read cannot be called an orphan.
+    unread: set[str] = field(default_factory=set)
     _positions: dict[tuple[str, str, str], np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -409,7 +412,8 @@ def load_bundle(
     parts = [x for x in quarantine + late if len(x)]
     q = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=QUARANTINE_COLUMNS)
     manifest, manifest_error = read_manifest(path)
-    return Bundle(path, files, frames, q, ids_seen, manifest, manifest_error, ignored)
+    unread = {f.table for f in files if f.error}
+    return Bundle(path, files, frames, q, ids_seen, manifest, manifest_error, ignored, unread)
 
 
 def _count_late_quarantine(files: list[SourceFile], late: list[pd.DataFrame]) -> None:

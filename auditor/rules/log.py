@@ -79,7 +79,9 @@ def orphan(ctx: Context) -> pd.DataFrame:
     """Every stake or bet names a round of the bundle, every round (and wheel layout) a table of
     the right game, and every tournament entry a tournament. Ids of quarantined rows count as
     existing, so one bad row is not reported twice. When `tables` is absent altogether, each round
-    file gets one finding instead of one per round.
+    file gets one finding instead of one per round; likewise when a file of the parent table could
+    not be read (LOG001): each child file gets one finding with the count of records whose parent is
+    not among the rows read, since they may name records of the unreadable file.
 
     Passes: a coup on table T1 with T1 a chemin_de_fer table. Fails: a stake of coup C9 when
     there is no coup C9; a coup on table W1, a wheel_of_fortune table.
@@ -103,7 +105,9 @@ def orphan(ctx: Context) -> pd.DataFrame:
                 # Not among the audited records: a quarantined one still counts as existing.
                 rows = np.flatnonzero(missing)
                 missing[rows[isin(frame[key].iloc[rows], ctx.bundle.ids_seen.get(parent, []))]] = False
-            if missing.any():
+            if missing.any() and parent in ctx.bundle.unread:
+                found.append(_unknown_parents(frame, missing, name, key, parent))
+            elif missing.any():
                 found.append(hits(frame, missing, round_col=round_col, item_col=item_col, ts_col=None,
                                   expected=parent, observed=frame[key],
                                   detail=_text(f"{name}.{key} names no record of {parent}")))
@@ -116,6 +120,20 @@ def orphan(ctx: Context) -> pd.DataFrame:
                                       expected=ROUND_TABLES[name], observed=game.astype(object),
                                       detail=_text(f"{name}.{key} names a table of another game")))
     return pd.concat(found, ignore_index=True) if found else no_hits()
+
+
+def _unknown_parents(frame: pd.DataFrame, missing: np.ndarray, name: str, key: str, parent: str) -> pd.DataFrame:
+    """One finding per file of `name` for its records whose parent is not among the `parent` rows
+    read, when a `parent` file could not be read: they may name records of that file, so calling
+    each an orphan would bury the one real fault (LOG001's unreadable file) under thousands of
+    false ones."""
+    rows = frame[missing]
+    files = rows["_file"].astype(str)
+    first = rows.groupby(files, sort=False).head(1)
+    count = files.value_counts()
+    note = (first["_file"].astype(str).map(count).astype(str) + f" record(s) of {name} name a {key} not among the {parent} read, "
+            f"and a {parent} file could not be read: whether they are orphans cannot be told")
+    return hits(first, round_col=None, ts_col=None, expected=parent, detail=note).assign(table_id=None, line=0)
 
 
 @rule(
