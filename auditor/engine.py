@@ -173,6 +173,12 @@ def _run_game(bundle: Bundle, ruleset: Ruleset, rules: list[Rule], lang: str, sa
         if absent:
             out.not_run[rule.code] = "no " + ", ".join(absent) + " in the bundle"
             continue
+        # A table whose files all failed to read has no rows to check against: a limit rule would
+        # pass every bet for want of the table's limits, and say so as if it had checked them.
+        unread = [t for t in rule.tables if t in bundle.unread and bundle.frames[t].empty]
+        if unread:
+            out.not_run[rule.code] = ", ".join(unread) + " could not be read (LOG001)"
+            continue
         say(f"{rule.code} {rule.name}")
         started = time.perf_counter()
         try:

@@ -184,3 +184,16 @@ def test_a_hostile_manifest_is_a_finding_not_a_crash(tmp_path: Path, kind: str, 
     assert result.exit_code == 1
     text = (tmp_path / "o" / "violations.jsonl").read_text()
     assert '"rule": "LOG004"' in text and reason in text
+
+
+def test_rules_that_need_an_unreadable_table_say_they_did_not_run(tmp_path: Path) -> None:
+    # With tables.csv unreadable no bet has limits to be judged by: CDF103 passing every coup would
+    # read as "bank maximum checked, none broken".
+    write_bundle(tmp_path / "b", cdf([coup("C1")]))
+    (tmp_path / "b" / "tables.csv").write_bytes(b"table_id,game,table_id\nT1,chemin_de_fer,T1\n")
+    result = audit(tmp_path / "b", tmp_path / "o")
+    assert result.exit_code == 1, result.output
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["rules"]["not_run"]["CDF103"] == "tables could not be read (LOG001)"
+    assert "CDF103" not in summary["rules"]["run"] and "CDF101" in summary["rules"]["run"]
+    assert "tables could not be read" in (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
