@@ -112,12 +112,20 @@ def audit(
     totals = summary["totals"]
     for code, error in result.errors.items():
         typer.echo(visible(f"auditor: error: rule {code} could not run: {error}"), err=True)
+    _note_ignored(loaded.ignored)
     typer.echo(
         f"{loaded.name}: {len(result.findings)} finding(s), {n_fail} at or above {fail_on}; "
         f"rows read {totals['rows_read']}, audited {totals['rows_audited']}, quarantined {totals['rows_quarantined']}; "
         f"outputs in {target}"
     )
     raise typer.Exit(2 if result.errors else 1 if n_fail else 0)
+
+
+def _note_ignored(names: list[str]) -> None:
+    """Files in the bundle that are not part of the log format are not read: say so, not silently."""
+    if names:
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        typer.echo(visible(f"auditor: note: {len(names)} file(s) not part of the log format were not read: {shown}"), err=True)
 
 
 @app.command()
@@ -137,6 +145,7 @@ def validate(
         raise fail(str(exc)) from None
     result = run_audit(loaded, load_ruleset(DEFAULT_RULESET), select_rules("LOG"), lang=lang, progress=tick)
     tick.done()
+    _note_ignored(loaded.ignored)
     for f in loaded.files:
         status = f"  ERROR {f.error}" if f.error else ""
         typer.echo(visible(f"{f.name}: read {f.rows_read}, audited {f.rows_audited}, quarantined {f.rows_quarantined}{status}"))

@@ -51,6 +51,8 @@ LABELS: dict[str, dict[str, str]] = {
     "no_findings": {"ca": "Cap incidència.", "en": "No findings."},
     "inputs": {"ca": "Fitxers d'entrada", "en": "Input files"},
     "file": {"ca": "Fitxer", "en": "File"},
+    "ignored_files": {"ca": "Fitxers no llegits (no formen part del format de registre)", "en": "Files not read (not part of the log format)"},
+    "and_more": {"ca": "i {n} més (tots són a summary.json)", "en": "and {n} more (all of them are in summary.json)"},
     "rows_read": {"ca": "Files llegides", "en": "Rows read"},
     "rows_audited": {"ca": "Files auditades", "en": "Rows audited"},
     "rows_quarantined": {"ca": "Files en quarantena", "en": "Rows quarantined"},

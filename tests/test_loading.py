@@ -10,8 +10,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from helpers import CDF_TABLE, coup, stake_row, write_bundle
+from helpers import CDF_TABLE, cdf, coup, stake_row, write_bundle
+from typer.testing import CliRunner
 
+from auditor.cli import app
 from auditor.loading import load_bundle
 from auditor.loading.bundle import BundleError
 
@@ -221,6 +223,24 @@ def test_unknown_files_are_listed_not_read(tmp_path: Path) -> None:
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
     (tmp_path / "notes.txt").write_text("hello")
     assert load_bundle(tmp_path).ignored == ["notes.txt"]
+
+
+def test_files_in_a_table_directory_that_are_not_parquet_are_listed_not_skipped(tmp_path: Path) -> None:
+    # A day of coups written as CSV among Parquet parts, or alone: never read, and never silently.
+    write_bundle(tmp_path, cdf([coup("C1")], [stake_row("S1", "C1"), stake_row("S2", "C1")]))
+    (tmp_path / "cdf_coups").mkdir()
+    (tmp_path / "cdf_coups.csv").rename(tmp_path / "cdf_coups" / "2026-03-01.csv")
+    (tmp_path / "cdf_coups" / ".hidden.parquet").write_bytes(b"editor swap")
+    bundle = load_bundle(tmp_path)
+    assert bundle.ignored == ["cdf_coups/2026-03-01.csv"] and "cdf_coups" not in bundle.frames
+    result = CliRunner().invoke(app, ["audit", str(tmp_path), "--out", str(tmp_path / "out"), "--format", "jsonl,html"])
+    assert result.exit_code == 1
+    assert "1 file(s) not part of the log format were not read: cdf_coups/2026-03-01.csv" in result.output
+    assert "cdf_coups/2026-03-01.csv" in (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    lines = (tmp_path / "out" / "violations.jsonl").read_text().splitlines()
+    orphans = [json.loads(line) for line in lines if '"LOG003"' in line]
+    # One finding for the stake file, with the count, not one per stake.
+    assert len(orphans) == 1 and "2 record(s) of cdf_stakes cannot be tied to their cdf_coups" in orphans[0]["message"]
 
 
 def test_no_such_bundle(tmp_path: Path) -> None:

@@ -104,8 +104,13 @@ def discover(path: Path) -> tuple[dict[str, list[Path]], list[str]]:
         table = None
         if entry.is_dir():
             if entry.name in TABLES:
-                parts = sorted(p for p in entry.rglob("*.parquet") if p.is_file())
-                found.setdefault(entry.name, []).extend(parts)
+                # A partitioned table is Parquet parts; anything else in it is listed, never silently
+                # skipped (a day written as CSV among Parquet days would otherwise vanish).
+                inside = sorted(p for p in entry.rglob("*") if p.is_file() and not any(n.startswith(".") for n in p.relative_to(entry).parts))
+                ignored.extend(p.relative_to(path).as_posix() for p in inside if not p.name.endswith(".parquet"))
+                parts = [p for p in inside if p.name.endswith(".parquet")]
+                if parts:
+                    found.setdefault(entry.name, []).extend(parts)
                 continue
         else:
             for suffix in SUFFIXES:

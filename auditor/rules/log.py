@@ -78,10 +78,10 @@ def _text(text: str) -> Callable[[pd.DataFrame], pd.Series]:
 def orphan(ctx: Context) -> pd.DataFrame:
     """Every stake or bet names a round of the bundle, every round (and wheel layout) a table of
     the right game, and every tournament entry a tournament. Ids of quarantined rows count as
-    existing, so one bad row is not reported twice. When `tables` is absent altogether, each round
-    file gets one finding instead of one per round; likewise when a file of the parent table could
-    not be read (LOG001): each child file gets one finding with the count of records whose parent is
-    not among the rows read, since they may name records of the unreadable file.
+    existing, so one bad row is not reported twice. Where the parents cannot be known one file of
+    records gets one finding with their count, not one per record: when the parent table has no
+    file in the bundle (no `tables` file: rounds cannot be tied to their tables), and when a file
+    of it could not be read (LOG001), since the records may name rows of that file.
 
     Passes: a coup on table T1 with T1 a chemin_de_fer table. Fails: a stake of coup C9 when
     there is no coup C9; a coup on table W1, a wheel_of_fortune table.
@@ -93,11 +93,9 @@ def orphan(ctx: Context) -> pd.DataFrame:
         for key, parent in TABLES[name].parents:
             if frame.empty:
                 continue
-            if parent == "tables" and tables is None:
-                first = frame.iloc[[0]]
-                note = f"{name}: no `tables` file in the bundle, rounds cannot be tied to their tables"
-                found.append(hits(first, round_col=None, ts_col=None, expected="tables",
-                                  detail=pd.Series(note, index=first.index)).assign(table_id=None, line=0))
+            if parent not in ctx.bundle.ids_seen:  # no file of it at all (by partition: in any group)
+                found.append(_per_file(frame, np.ones(len(frame), dtype=bool), parent,
+                                       f"record(s) of {name} cannot be tied to their {parent}: no `{parent}` file in the bundle"))
                 continue
             at = ctx.bundle.parent_positions(name, key, parent) if parent in ctx.bundle.frames else np.full(len(frame), -1)
             missing = at < 0
@@ -106,7 +104,8 @@ def orphan(ctx: Context) -> pd.DataFrame:
                 rows = np.flatnonzero(missing)
                 missing[rows[isin(frame[key].iloc[rows], ctx.bundle.ids_seen.get(parent, []))]] = False
             if missing.any() and parent in ctx.bundle.unread:
-                found.append(_unknown_parents(frame, missing, name, key, parent))
+                found.append(_per_file(frame, missing, parent, f"record(s) of {name} name a {key} not among the {parent} read, "
+                                       f"and a {parent} file could not be read: whether they are orphans cannot be told"))
             elif missing.any():
                 found.append(hits(frame, missing, round_col=round_col, item_col=item_col, ts_col=None,
                                   expected=parent, observed=frame[key],
@@ -122,17 +121,14 @@ def orphan(ctx: Context) -> pd.DataFrame:
     return pd.concat(found, ignore_index=True) if found else no_hits()
 
 
-def _unknown_parents(frame: pd.DataFrame, missing: np.ndarray, name: str, key: str, parent: str) -> pd.DataFrame:
-    """One finding per file of `name` for its records whose parent is not among the `parent` rows
-    read, when a `parent` file could not be read: they may name records of that file, so calling
-    each an orphan would bury the one real fault (LOG001's unreadable file) under thousands of
-    false ones."""
-    rows = frame[missing]
-    files = rows["_file"].astype(str)
-    first = rows.groupby(files, sort=False).head(1)
-    count = files.value_counts()
-    note = (first["_file"].astype(str).map(count).astype(str) + f" record(s) of {name} name a {key} not among the {parent} read, "
-            f"and a {parent} file could not be read: whether they are orphans cannot be told")
+def _per_file(frame: pd.DataFrame, rows: np.ndarray, parent: str, what: str) -> pd.DataFrame:
+    """One finding per file of `frame` for its `rows` whose parents cannot be known, "<count> <what>":
+    calling each an orphan would bury the one real fault (a missing or unreadable file) under
+    thousands of findings. Files in their order in the frame, so both ways of auditing agree."""
+    picked = frame[rows]
+    files = picked["_file"].astype(str)
+    first = picked.groupby(files, sort=False).head(1)
+    note = first["_file"].astype(str).map(files.value_counts()).astype(str) + " " + what
     return hits(first, round_col=None, ts_col=None, expected=parent, detail=note).assign(table_id=None, line=0)
 
 
