@@ -85,6 +85,15 @@ def test_bom_crlf_and_gzip(tmp_path: Path) -> None:
     assert list(bundle.frames["cdf_coups"]["coup_id"]) == ["C1", "C2"]
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_row_after_a_blank_line_is_named_by_its_own_line(tmp_path: Path, newline: str) -> None:
+    # Line 1 = first data row, blank lines counted: the inspector opens the file at the named line.
+    bad = GOOD.format(n=3).replace(",5,B1,", ",x,B1,")
+    bundle = load_bundle(_bundle(tmp_path, [GOOD.format(n=1), "", GOOD.format(n=2), bad], newline=newline))
+    assert set(_reasons(bundle)) == {4}
+    assert list(bundle.frames["cdf_coups"]["_line"]) == [1, 3]
+
+
 def test_wrong_number_of_cells_and_bad_utf8(tmp_path: Path) -> None:
     lines = [GOOD.format(n=1), GOOD.format(n=2) + ",extra", GOOD.format(n=3)]
     path = _bundle(tmp_path, lines)

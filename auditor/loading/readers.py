@@ -148,6 +148,11 @@ def read_csv(path: Path) -> RawTable:
     if not data.strip():
         raise UnreadableFile("the file is empty (no header row)")
     names = _header(data)
+    body = data.rstrip(b"\r\n")
+    if b"\n\n" in body or b"\n\r\n" in body:
+        # pyarrow skips blank lines, and the rows after one would be numbered one line too early:
+        # read line by line, where a line's number is its place in the file.
+        return _read_csv_slow(data, names)
     bad: list[LineError] = []
 
     def on_invalid(row: pacsv.InvalidRow) -> str:
