@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from auditor.engine import DEFAULT_WORKERS, FINDING_COLUMNS, AuditResult, run_audit, sort_findings
 from auditor.figures import combine_figures, table_figures
 from auditor.frames import arrow, first_occurrences, isin
-from auditor.loading.bundle import Bundle, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle
+from auditor.loading.bundle import Bundle, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period
 from auditor.loading.coerce import as_text
 from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame
 from auditor.report.outputs import data_period
@@ -322,7 +322,7 @@ def audit_by_partition(
             not_run[rule.code] = "no " + ", ".join(t for t in rule.tables if t not in lay.parts and t not in lay.static) + " in the bundle"
     result = AuditResult(everything, ruleset, sorted(run.values(), key=lambda r: r.code), not_run, all_findings, timings, errors)
     period = None
-    if lo is not None and not (isinstance(static.manifest, dict) and isinstance(static.manifest.get("period"), dict)):
+    if lo is not None and manifest_period(static.manifest) is None:
         period = data_period(lo, hi, ruleset.timezone)
     return result, fig, period
 

@@ -52,6 +52,17 @@ def pyarrow_read(bundle: Path) -> tuple[float, int]:
     return time.perf_counter() - started, rows
 
 
+def pandas_read(bundle: Path) -> float:
+    """The same read into pandas frames, untyped and unchecked: what any dataframe audit pays before
+    its first rule, printed so that the ratio to the bare read can be judged against it."""
+    import pyarrow.parquet as pq
+
+    started = time.perf_counter()
+    for path in sorted(bundle.rglob("*.parquet")):
+        pq.read_table(path).to_pandas()
+    return time.perf_counter() - started
+
+
 def child_by_partition(bundle: Path, out: Path) -> None:
     from auditor.frames import use_lean_memory_pool
     from auditor.report.outputs import build_summary, write_summary, write_violations
@@ -201,6 +212,7 @@ def main() -> None:
     bundle = args.bundle or ROOT / "bench" / "out" / f"month-{args.rounds // 1000}k"
     ensure_bundle(bundle, args.rounds)
     read_s, read_rows = min((pyarrow_read(bundle) for _ in range(2)), key=lambda x: x[0])
+    pandas_s = min(pandas_read(bundle) for _ in range(2))
     # The read's freed memory stays with this process's allocator otherwise; held, it made the audit
     # measured next (a child process) 0.5-1.5 s slower: the kernel then has to compact memory to give
     # the child the huge pages it asks for.
@@ -216,6 +228,7 @@ def main() -> None:
     print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}")
     print(f"bundle: {bundle} — {report['rows_read']:,} rows, {report['findings']:,} findings, report.html {report['report_bytes'] / 1e6:.1f} MB")
     print(f"\npyarrow read of the same files: {read_s:8.2f} s ({read_rows:,} rows)")
+    print(f"the same read into pandas:      {pandas_s:8.2f} s   ratio {pandas_s / read_s:.1f}× the read (no typing, no rule)")
     print(f"whole audit, outputs included: {t['total']:8.2f} s   ratio {t['total'] / read_s:.1f}× the read   peak memory {peak_gb:.2f} GB")
     print("\nwhere the time goes")
     print(f"  {'load (read, type, quarantine)':34s} {t['load']:8.2f} s")

@@ -197,3 +197,16 @@ def test_rules_that_need_an_unreadable_table_say_they_did_not_run(tmp_path: Path
     assert summary["rules"]["not_run"]["CDF103"] == "tables could not be read (LOG001)"
     assert "CDF103" not in summary["rules"]["run"] and "CDF101" in summary["rules"]["run"]
     assert "tables could not be read" in (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("period", [{"from": "yesterday", "to": 5}, ["2026-03-01"], {"from": "2026-03-05", "to": "2026-03-01"},
+                                    {"from": "2026-02-30", "to": "2026-03-01"}])
+def test_a_manifest_period_that_is_not_two_dates_gives_way_to_the_data(tmp_path: Path, period: object) -> None:
+    write_bundle(tmp_path / "b", cdf([coup("C1")]))
+    manifest = {"format": "casino-audit-log", "version": 2, "period": period, "files": {}}
+    (tmp_path / "b" / "manifest.json").write_text(json.dumps(manifest))
+    result = audit(tmp_path / "b", tmp_path / "o")
+    bundle = json.loads((tmp_path / "o" / "summary.json").read_text())["bundle"]
+    assert bundle["period"]["source"] == "data" and bundle["period"]["from"].startswith("2026-")
+    assert len(bundle["manifest_notes"]) == 2 and "this auditor reads casino-audit-log version 1" in result.output
+    assert "the period is taken from the round times" in (tmp_path / "o" / "report.html").read_text(encoding="utf-8")

@@ -7,9 +7,11 @@ For every file: rows read = rows audited + rows quarantined.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import os
+import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -363,6 +365,40 @@ def read_manifest(path: Path) -> tuple[dict[str, object] | None, str | None]:
     if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
         return data, "manifest.json: `files` must map file names to \"sha256:<hex>\""
     return data, None
+
+
+FORMAT, FORMAT_VERSION = "casino-audit-log", 1
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def manifest_period(manifest: object) -> dict[str, str] | None:
+    """The period the manifest states, when it is two dates YYYY-MM-DD with from ≤ to; None otherwise
+    (the audit then takes its period from the round times)."""
+    period = manifest.get("period") if isinstance(manifest, dict) else None
+    if not isinstance(period, dict):
+        return None
+    days = [period.get(k) for k in ("from", "to")]
+    try:
+        lo, hi = (dt.date.fromisoformat(d) for d in days if isinstance(d, str) and _DATE.fullmatch(d))
+    except ValueError:  # fewer than two dates, or a day that does not exist
+        return None
+    return {"from": lo.isoformat(), "to": hi.isoformat(), "source": "manifest"} if lo <= hi else None
+
+
+def manifest_notes(manifest: object) -> list[str]:
+    """What in a readable manifest the audit could not take as written (its digests are LOG004's)."""
+    if not isinstance(manifest, dict):
+        return []
+    notes: list[str] = []
+    declared = (manifest.get("format"), manifest.get("version"))
+    if declared != (FORMAT, FORMAT_VERSION) and declared != (None, None):
+        shown = ", ".join(repr(v)[:60] for v in declared)
+        notes.append(f"the manifest declares format and version {shown}; this auditor reads {FORMAT} version {FORMAT_VERSION}")
+    period = manifest.get("period")
+    unstated = period is None or (isinstance(period, dict) and not any(period.get(k) for k in ("from", "to")))
+    if not unstated and manifest_period(manifest) is None:
+        notes.append("the manifest's period is not two dates YYYY-MM-DD, from no later than to: the period is taken from the round times")
+    return notes
 
 
 @dataclass

@@ -10,6 +10,7 @@ import pandas as pd
 from auditor import __version__
 from auditor.engine import FINDING_COLUMNS, AuditResult
 from auditor.figures import table_figures
+from auditor.loading.bundle import manifest_notes, manifest_period
 from auditor.rules import REGISTRY, SEVERITY_RANK
 
 
@@ -46,10 +47,9 @@ def failing(findings: pd.DataFrame, fail_on: str) -> int:
 
 
 def period_of(result: AuditResult) -> dict[str, str | None]:
-    manifest = result.bundle.manifest or {}
-    period = manifest.get("period") if isinstance(manifest, dict) else None
-    if isinstance(period, dict) and period.get("from"):
-        return {"from": str(period.get("from")), "to": str(period.get("to")), "source": "manifest"}
+    stated = manifest_period(result.bundle.manifest)
+    if stated:
+        return stated  # type: ignore[return-value]
     stamps = [f[c] for t, f in result.bundle.frames.items() for c in ("ts", "ts_open") if c in f and len(f)]
     if not stamps:
         return {"from": None, "to": None, "source": None}
@@ -87,7 +87,8 @@ def build_summary(result: AuditResult, fail_on: str, figures: pd.DataFrame | Non
     failing_count = failing(findings, fail_on)
     return {
         "auditor": {"name": "auditor", "version": __version__},
-        "bundle": {"name": bundle.name, "casino": manifest.get("casino"), "period": period or period_of(result), "ignored_files": bundle.ignored},
+        "bundle": {"name": bundle.name, "casino": manifest.get("casino"), "period": period or period_of(result), "ignored_files": bundle.ignored,
+                   "manifest_notes": manifest_notes(bundle.manifest)},
         "ruleset": {"id": result.ruleset.id, "version": result.ruleset.version, "source": result.ruleset.source},
         "verdict": {
             "compliant": failing_count == 0,
