@@ -10,8 +10,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from auditor.frames import release_unused_memory
+from auditor.frames import iso_text, release_unused_memory
 from auditor.i18n import label
 from auditor.loading import Bundle
 from auditor.rules import Rule
@@ -40,42 +42,49 @@ class AuditResult:
 
 def format_ts(values: pd.Series) -> pd.Series:
     """ISO 8601 in UTC with an explicit offset, microseconds only when there are some; null stays null."""
-    out = pd.Series(None, index=values.index, dtype=object)
     if values.empty:
-        return out
-    ts = pd.to_datetime(values, utc=True, errors="coerce")
-    ok = ts.notna().to_numpy()
-    if ok.any():
-        # numpy formats datetime64 in C; pandas' strftime calls Python per value.
-        naive = ts[ok].dt.tz_localize(None).to_numpy(dtype="datetime64[us]")
-        whole = naive.astype("datetime64[s]")
-        text = np.where(naive == whole, np.datetime_as_string(whole), np.datetime_as_string(naive))
-        out[ok] = np.char.add(text.astype(str), "+00:00").astype(object)
-    return out
+        return pd.Series(None, index=values.index, dtype=object)
+    ts = values if isinstance(values.dtype, pd.DatetimeTZDtype) else pd.to_datetime(values, utc=True, errors="coerce")
+    return pd.Series(iso_text(ts.dt.tz_convert("UTC"), micro=True), index=values.index, dtype=object)
 
 
-def _as_text(values: pd.Series) -> pd.Series:
+def _as_text(values: pd.Series) -> pa.Array:
+    """Values as message text (whole floats without ".0"), null where missing: text and integer
+    columns, the kinds rules report, are converted by Arrow in C; any other kind value by value."""
+    kind = pd.api.types.infer_dtype(values, skipna=True)
+    try:
+        if kind in ("string", "empty"):
+            return pa.array(values.to_numpy(dtype=object), type=pa.large_string(), from_pandas=True)
+        if kind == "integer":
+            return pa.array(values.to_numpy(dtype=object), type=pa.int64(), from_pandas=True).cast(pa.large_string())
+    except (pa.ArrowException, OverflowError):
+        pass  # past int64, or text Arrow would not take as it is: value by value
+
     def one(v: object) -> str:
         if isinstance(v, float) and v.is_integer():
             return str(int(v))
         return str(v)
 
-    return values.map(one, na_action="ignore").astype(object)
+    return pa.array(values.map(one, na_action="ignore").to_numpy(dtype=object), type=pa.large_string(), from_pandas=True)
 
 
-def _messages(summary: str, hits: pd.DataFrame, lang: str, with_values: bool) -> pd.Series:
-    msg = pd.Series(summary, index=hits.index, dtype=object)
-    detail = hits["detail"]
-    has_detail = detail.notna()
-    msg = msg.where(~has_detail, msg + ": " + _as_text(detail).fillna(""))
+def _messages(summary: str, hits: pd.DataFrame, lang: str, with_values: bool) -> np.ndarray:
+    """"<summary>[: <detail>][ (expected <e>, observed <o>)]." for each hit, joined by Arrow."""
+    def t(value: str) -> pa.Scalar:
+        return pa.scalar(value, type=pa.large_string())
+
+    text = pa.repeat(t(summary), len(hits))
+    detail = _as_text(hits["detail"])
+    text = pc.if_else(detail.is_valid(), pc.binary_join_element_wise(text, detail, t(": ")), text)
     exp, obs = hits["expected"], hits["observed"]
-    has_values = (exp.notna() | obs.notna()) & with_values
-    tail = (
-        " (" + label("expected", lang) + " " + _as_text(exp).fillna("—") + ", "
-        + label("observed", lang) + " " + _as_text(obs).fillna("—") + ")"
-    )
-    msg = msg.where(~has_values, msg + tail)
-    return msg + "."
+    has_values = ((exp.notna() | obs.notna()) & with_values).to_numpy(dtype=bool)
+    if has_values.any():
+        tail = pc.binary_join_element_wise(
+            text, t(" (" + label("expected", lang) + " "), pc.fill_null(_as_text(exp), t("—")),
+            t(", " + label("observed", lang) + " "), pc.fill_null(_as_text(obs), t("—")), t(")"), t(""),
+        )
+        text = pc.if_else(pa.array(has_values), tail, text)
+    return pc.binary_join_element_wise(text, t("."), t("")).to_numpy(zero_copy_only=False)
 
 
 def _clean_value(v: object) -> object:
@@ -126,7 +135,7 @@ def to_findings(rule: Rule, hits: pd.DataFrame, lang: str) -> pd.DataFrame:
         "expected": _clean_values(hits["expected"]),
         "observed": _clean_values(hits["observed"]),
         # Log findings' details already quote the offending cell.
-        "message": _messages(rule.summary[lang], hits, lang, with_values=rule.game != "log").to_numpy(),
+        "message": _messages(rule.summary[lang], hits, lang, with_values=rule.game != "log"),
         "citation": np.full(n, str(rule.citation), dtype=object),
         "source": (file + np.where(line > 0, ":" + line.astype(str), "")).astype(object).to_numpy(),
     }

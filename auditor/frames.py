@@ -207,6 +207,76 @@ def fixed_width_bytes(series: pd.Series, width: int) -> np.ndarray:
     return data.reshape(len(array), width)
 
 
+_PER_SECOND = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}
+_UTC = b"+00:00"
+
+
+def iso_text(values: pd.Series, micro: bool, missing_as: object = None) -> np.ndarray:
+    """Each time's wall clock in its own zone as "YYYY-MM-DDTHH:MM:SS+00:00" (the second it falls
+    in), or with ".ffffff" before the offset where `micro` and the time has microseconds; an object
+    array of str, `missing_as` where the time is missing. The digits are computed in numpy, a row at a time
+    in C: strftime and numpy's own formatting cost a Python call or a parse per value, and a rule can
+    fire on millions of bets. Years 1678-2261 (the loader's range) have four digits."""
+    naive = values.dt.tz_localize(None) if isinstance(values.dtype, pd.DatetimeTZDtype) else values
+    raw = naive.to_numpy()
+    n = len(raw)
+    if n == 0:
+        return np.empty(0, dtype=object)
+    missing = np.isnat(raw)
+    unit, _ = np.datetime_data(raw.dtype)
+    seconds, fraction = np.divmod(np.where(missing, 0, raw.view(np.int64)), _PER_SECOND[unit])
+    micros = fraction * 10**6 // _PER_SECOND[unit]
+    fractional = (micros != 0) & micro
+    width = 25 + 7 * fractional.astype(np.int64)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(width, out=offsets[1:])
+    data = np.empty(int(offsets[-1]), dtype=np.uint8)
+    start = offsets[:-1]
+    data[start[:, None] + np.arange(19)] = _civil_digits(seconds)
+    data[start[fractional] + 19] = ord(".")
+    at = start[fractional, None] + 20 + np.arange(6)
+    data[at] = _digit_columns(micros[fractional], 6)
+    end = offsets[1:, None] - 6 + np.arange(6)
+    data[end] = np.frombuffer(_UTC, dtype=np.uint8)
+    text = pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+    out = text.to_numpy(zero_copy_only=False)
+    if missing.any():
+        out[missing] = missing_as
+    return out
+
+
+def _digit_columns(values: np.ndarray, width: int) -> np.ndarray:
+    """Non-negative integers as (n, width) ASCII digits, zero-padded."""
+    out = np.empty((len(values), width), dtype=np.uint8)
+    for i in range(width - 1, -1, -1):
+        values, digit = np.divmod(values, 10)
+        out[:, i] = 48 + digit
+    return out
+
+
+def _civil_digits(seconds: np.ndarray) -> np.ndarray:
+    """"YYYY-MM-DDTHH:MM:SS" of seconds since 1970-01-01 as (n, 19) ASCII, by the proleptic
+    Gregorian calendar (H. Hinnant's days-to-civil algorithm, in integer arithmetic)."""
+    days, rest = np.divmod(seconds, 86400)
+    z = days + 719468
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    month = np.where(mp < 10, mp + 3, mp - 9)
+    year = yoe + era * 400 + (month <= 2)
+    hour, rest = np.divmod(rest, 3600)
+    minute, second = np.divmod(rest, 60)
+    out = np.empty((len(seconds), 19), dtype=np.uint8)
+    out[:, [4, 7]] = ord("-")
+    out[:, 10] = ord("T")
+    out[:, [13, 16]] = ord(":")
+    for col, values, width in ((0, year, 4), (5, month, 2), (8, doy - (153 * mp + 2) // 5 + 1, 2), (11, hour, 2), (14, minute, 2), (17, second, 2)):
+        out[:, col : col + width] = _digit_columns(values, width)
+    return out
+
+
 def use_lean_memory_pool() -> None:
     """Prefer Arrow's jemalloc pool where the build has it: it hands freed memory back to the system
     sooner than the default, which lowers an audit's peak (4.4 -> 4.1 GB on 13M rows)."""

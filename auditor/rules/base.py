@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from auditor.frames import stable_sorted
+from auditor.frames import iso_text, stable_sorted
 from auditor.loading import Bundle
 from auditor.ruleset import Ruleset
 
@@ -196,12 +196,14 @@ def hits(
 
     columns = {
         "table_id": col("table_id"), "round_id": col(round_col), "item_id": col(item_col),
-        "ts": frame[ts_col].to_numpy() if ts_col and ts_col in frame else np.full(n, np.datetime64("NaT", "ns")),
+        # The times as they are (not Timestamp objects, one per finding): to_findings formats them.
+        "ts": frame[ts_col].array if ts_col and ts_col in frame else np.full(n, np.datetime64("NaT", "ns")),
         "expected": _column(frame, expected), "observed": _column(frame, observed),
         "file": col("_file"), "line": frame["_line"].to_numpy() if "_line" in frame else 0, "detail": _column(frame, detail),
     }
     # Object columns: pandas 3 would infer a string dtype and turn None into NaN.
-    return pd.DataFrame({k: pd.Series(v if isinstance(v, np.ndarray) else np.full(n, v, dtype=object), dtype=None if k in ("ts", "line") else object)
+    return pd.DataFrame({k: pd.Series(v if isinstance(v, np.ndarray | pd.api.extensions.ExtensionArray) else np.full(n, v, dtype=object),
+                                      dtype=None if k in ("ts", "line") else object)
                          for k, v in columns.items()})
 
 
@@ -217,4 +219,5 @@ def at_least(values: pd.Series) -> pd.Series:
 
 
 def iso(values: pd.Series) -> pd.Series:
-    return values.dt.strftime("%Y-%m-%dT%H:%M:%S+00:00")
+    """Each time as "YYYY-MM-DDTHH:MM:SS+00:00" (the second it falls in), NaN for a missing one."""
+    return pd.Series(iso_text(values, micro=False, missing_as=np.nan), index=values.index, dtype=object)
