@@ -144,24 +144,29 @@ def to_findings(rule: Rule, hits: pd.DataFrame, lang: str) -> pd.DataFrame:
 
 
 def sort_findings(findings: pd.DataFrame) -> pd.DataFrame:
+    """Findings in the order of the spec's keys, then source and message, each compared as text
+    (missing = ""): one stable multi-key sort by Arrow, which compares a later key only where the
+    earlier ones tie (millions of findings sort in seconds, not minutes)."""
     if findings.empty:
         return findings.reset_index(drop=True)
-    # Each key as the rank of its text among the column's distinct values (missing = ""), then one
-    # stable lexicographic sort of those integers: the order of sorting the texts themselves, without
-    # a copy of every key as a new string (millions of findings: gigabytes).
-    ranks = [_text_rank(findings[k]) for k in [*SORT_KEYS, "source", "message"]]
-    order = np.lexsort(ranks[::-1])
+    keys = [*SORT_KEYS, "source", "message"]
+    table = pa.table({k: _sort_key(findings[k]) for k in keys})
+    order = pc.sort_indices(table, sort_keys=[(k, "ascending") for k in keys]).to_numpy()
     return findings.iloc[order].reset_index(drop=True)
 
 
-def _text_rank(values: pd.Series) -> np.ndarray:
+def _sort_key(values: pd.Series) -> pa.Array:
+    """The column as Arrow text (missing = ""), whose byte order is code point order, Python's order
+    of str; a column holding other values than text, as the rank of each among them."""
+    if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
+        return pc.fill_null(pa.array(values.to_numpy(dtype=object), type=pa.large_string(), from_pandas=True), "")
     text = values.astype(object)
     text = text.where(text.notna(), "")
     try:
         codes, _ = pd.factorize(text, sort=True)
-    except TypeError:  # a value that is not text: compare as text
+    except TypeError:  # values that do not compare with each other: compare as text
         codes, _ = pd.factorize(text.astype(str), sort=True)
-    return codes
+    return pa.array(codes, type=pa.int64())
 
 
 @dataclass
