@@ -214,9 +214,9 @@ _UTC = b"+00:00"
 def iso_text(values: pd.Series, micro: bool, missing_as: object = None) -> np.ndarray:
     """Each time's wall clock in its own zone as "YYYY-MM-DDTHH:MM:SS+00:00" (the second it falls
     in), or with ".ffffff" before the offset where `micro` and the time has microseconds; an object
-    array of str, `missing_as` where the time is missing. The digits are computed in numpy, a row at a time
-    in C: strftime and numpy's own formatting cost a Python call or a parse per value, and a rule can
-    fire on millions of bets. Years 1678-2261 (the loader's range) have four digits."""
+    array of str, `missing_as` where the time is missing. The digits are computed in numpy, a row at
+    a time in C: strftime and numpy's own formatting cost a Python call or a parse per value, and a
+    rule can fire on millions of bets. Years 1678-2261 (the loader's range) have four digits."""
     naive = values.dt.tz_localize(None) if isinstance(values.dtype, pd.DatetimeTZDtype) else values
     raw = naive.to_numpy()
     n = len(raw)
@@ -225,19 +225,26 @@ def iso_text(values: pd.Series, micro: bool, missing_as: object = None) -> np.nd
     missing = np.isnat(raw)
     unit, _ = np.datetime_data(raw.dtype)
     seconds, fraction = np.divmod(np.where(missing, 0, raw.view(np.int64)), _PER_SECOND[unit])
-    micros = fraction * 10**6 // _PER_SECOND[unit]
-    fractional = (micros != 0) & micro
-    width = 25 + 7 * fractional.astype(np.int64)
+    micros = fraction * 10**6 // _PER_SECOND[unit] if micro else np.zeros(n, dtype=np.int64)
+    fractional = micros != 0
+    wide = bool(fractional.any())
+    # One fixed-width row per time: date and time, then ".ffffff" (wide rows only), then the offset.
+    rows = np.empty((n, 32 if wide else 25), dtype=np.uint8)
+    rows[:, :19] = _civil_digits(seconds)
+    if wide:
+        rows[:, 19] = ord(".")
+        rows[:, 20:26] = _digit_columns(micros, 6)
+    rows[:, -6:] = np.frombuffer(_UTC, dtype=np.uint8)
+    width = np.full(n, 25, dtype=np.int64)
+    if wide:
+        width[fractional] = 32
+        keep = np.ones(rows.shape, dtype=bool)
+        keep[~fractional, 19:26] = False
+        data = rows[keep]
+    else:
+        data = rows.reshape(-1)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(width, out=offsets[1:])
-    data = np.empty(int(offsets[-1]), dtype=np.uint8)
-    start = offsets[:-1]
-    data[start[:, None] + np.arange(19)] = _civil_digits(seconds)
-    data[start[fractional] + 19] = ord(".")
-    at = start[fractional, None] + 20 + np.arange(6)
-    data[at] = _digit_columns(micros[fractional], 6)
-    end = offsets[1:, None] - 6 + np.arange(6)
-    data[end] = np.frombuffer(_UTC, dtype=np.uint8)
     text = pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
     out = text.to_numpy(zero_copy_only=False)
     if missing.any():

@@ -40,32 +40,73 @@ def _t(text: str) -> pa.Scalar:
 
 _NULL = _t("null")
 _QUOTE = _t('"')
-# What json.dumps escapes in a string with ensure_ascii=False: quote, backslash, control characters.
-_NEEDS_ESCAPE = r'["\\\x00-\x1f]'
+_EMPTY = _t("")
+# Control characters, which json.dumps writes as escapes of its own (\n, \u001b ...).
+_CONTROL = r"[\x00-\x1f]"
+# What each Python type of value is written as: 0 text, 1 integer (by Arrow), 3 by the encoder.
+_KINDS: dict[type, int] = {str: 0, int: 1, np.int64: 1, np.int32: 1, np.int16: 1, np.int8: 1, np.uint8: 1, np.uint16: 1, np.uint32: 1}
+
+
+def _json_text(raw: np.ndarray) -> pa.Array:
+    """Strings as JSON strings, as json.dumps(ensure_ascii=False) writes them: quote and backslash
+    escaped by Arrow; a string with a control character by the encoder itself. The bytes are looked
+    at once first: most columns hold none of these."""
+    text = pa.array(raw, type=pa.large_string())
+    data = _text_bytes(text)
+    if ((data == 34) | (data == 92)).any():
+        text = pc.replace_substring(pc.replace_substring(text, "\\", "\\\\"), '"', '\\"')
+    quoted = pc.binary_join_element_wise(_QUOTE, text, _QUOTE, _EMPTY)
+    if (data < 0x20).any():
+        control = pc.match_substring_regex(text, _CONTROL)
+        at = np.flatnonzero(control.to_numpy(zero_copy_only=False))
+        quoted = pc.replace_with_mask(quoted, control, pa.array([_ENCODER.encode(v) for v in raw[at]], type=pa.large_string()))
+    return quoted
+
+
+def _text_bytes(text: pa.Array) -> np.ndarray:
+    """The UTF-8 bytes of every string of `text`, one after the other."""
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset : text.offset + len(text) + 1]
+    return np.frombuffer(text.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]] if text.buffers()[2] else np.zeros(0, np.uint8)
 
 
 def _json_values(values: pd.Series) -> pa.Array:
-    """Each value as json.dumps writes it (missing values as null). Text and integer columns are
-    written by Arrow in C; a value that needs escaping, and columns of other kinds, by the encoder
+    """Each value as json.dumps writes it, missing values (None, NaN, NA) as null. Text and integers
+    are written by Arrow in C, whatever their mix in the column; any other value by the encoder
     itself, so the output is the same byte for byte."""
     raw = values.to_numpy(dtype=object)
-    kind = pd.api.types.infer_dtype(raw, skipna=True)
-    try:
-        if kind in ("string", "empty"):
-            text = pa.array(raw, type=pa.large_string(), from_pandas=True)
-            quoted = pc.binary_join_element_wise(_QUOTE, text, _QUOTE, _t(""))
-            special = pc.fill_null(pc.match_substring_regex(text, _NEEDS_ESCAPE), False)
-            if pc.any(special).as_py():
-                at = np.flatnonzero(special.to_numpy(zero_copy_only=False))
-                escaped = pa.array([_ENCODER.encode(v) for v in raw[at]], type=pa.large_string())
-                quoted = pc.replace_with_mask(quoted, special, escaped)
-            return pc.fill_null(quoted, _NULL)
-        if kind == "integer":
-            return pc.fill_null(pa.array(raw, type=pa.int64(), from_pandas=True).cast(pa.large_string()), _NULL)
-    except (pa.ArrowException, OverflowError):
-        pass  # past int64, or text Arrow will not hold (a lone surrogate): value by value
-    plain = _plain(values)
-    return pa.array(["null" if v is None else _ENCODER.encode(v) for v in plain], type=pa.large_string())
+    inferred = pd.api.types.infer_dtype(raw, skipna=True)
+    if inferred in ("string", "empty", "integer"):  # one kind: no need to look at each value's type
+        kind = np.full(len(raw), 1 if inferred == "integer" else 0, dtype=np.int8)
+    else:
+        kind = np.fromiter((_KINDS.get(t, 3) for t in map(type, raw)), dtype=np.int8, count=len(raw))
+    kind[pd.isna(raw)] = 2
+    groups = {name: np.flatnonzero(kind == code) for code, name in enumerate(("text", "integer", "null", "other"))}
+    parts: list[pa.Array] = []
+    for name, at in groups.items():
+        if not len(at):
+            continue
+        if name == "text":
+            try:
+                parts.append(_json_text(raw[at]))
+                continue
+            except pa.ArrowException:  # text Arrow will not hold (a lone surrogate): value by value
+                pass
+        elif name == "integer":
+            try:
+                parts.append(pa.array(raw[at], type=pa.int64()).cast(pa.large_string()))
+                continue
+            except (pa.ArrowException, OverflowError):  # past int64: value by value
+                pass
+        elif name == "null":
+            parts.append(pa.repeat(_NULL, len(at)))
+            continue
+        parts.append(pa.array([_ENCODER.encode(v) for v in raw[at]], type=pa.large_string()))
+    order = np.concatenate([at for at in groups.values() if len(at)])
+    if len(parts) == 1 and (order == np.arange(len(order))).all():
+        return parts[0]
+    back = np.empty(len(order), dtype=np.int64)
+    back[order] = np.arange(len(order))
+    return pa.concat_arrays(parts).take(pa.array(back))
 
 
 WRITE_ROWS = 200_000  # findings encoded at a time: bounds the memory the text of the lines takes
