@@ -47,19 +47,19 @@ _CONTROL = r"[\x00-\x1f]"
 _KINDS: dict[type, int] = {str: 0, int: 1, np.int64: 1, np.int32: 1, np.int16: 1, np.int8: 1, np.uint8: 1, np.uint16: 1, np.uint32: 1}
 
 
-def _json_text(raw: np.ndarray) -> pa.Array:
-    """Strings as JSON strings, as json.dumps(ensure_ascii=False) writes them: quote and backslash
-    escaped by Arrow; a string with a control character by the encoder itself. The bytes are looked
-    at once first: most columns hold none of these."""
-    text = pa.array(raw, type=pa.large_string())
+def _json_text(text: pa.Array) -> pa.Array:
+    """Strings (no nulls) as JSON strings, as json.dumps(ensure_ascii=False) writes them: quote and
+    backslash escaped by Arrow; a string with a control character by the encoder itself. The bytes
+    are looked at once first: most columns hold none of these."""
     data = _text_bytes(text)
+    escaped = text
     if ((data == 34) | (data == 92)).any():
-        text = pc.replace_substring(pc.replace_substring(text, "\\", "\\\\"), '"', '\\"')
-    quoted = pc.binary_join_element_wise(_QUOTE, text, _QUOTE, _EMPTY)
+        escaped = pc.replace_substring(pc.replace_substring(text, "\\", "\\\\"), '"', '\\"')
+    quoted = pc.binary_join_element_wise(_QUOTE, escaped, _QUOTE, _EMPTY)
     if (data < 0x20).any():
         control = pc.match_substring_regex(text, _CONTROL)
-        at = np.flatnonzero(control.to_numpy(zero_copy_only=False))
-        quoted = pc.replace_with_mask(quoted, control, pa.array([_ENCODER.encode(v) for v in raw[at]], type=pa.large_string()))
+        encoded = [_ENCODER.encode(v) for v in text.filter(control).to_pylist()]
+        quoted = pc.replace_with_mask(quoted, control, pa.array(encoded, type=pa.large_string()))
     return quoted
 
 
@@ -73,6 +73,12 @@ def _json_values(values: pd.Series) -> pa.Array:
     """Each value as json.dumps writes it, missing values (None, NaN, NA) as null. Text and integers
     are written by Arrow in C, whatever their mix in the column; any other value by the encoder
     itself, so the output is the same byte for byte."""
+    if isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "pyarrow":
+        text = pa.array(values.array).cast(pa.large_string())
+        if isinstance(text, pa.ChunkedArray):
+            text = text.combine_chunks()
+        if not text.null_count:
+            return _json_text(text)
     raw = values.to_numpy(dtype=object)
     inferred = pd.api.types.infer_dtype(raw, skipna=True)
     if inferred in ("string", "empty", "integer"):  # one kind: no need to look at each value's type
@@ -87,7 +93,7 @@ def _json_values(values: pd.Series) -> pa.Array:
             continue
         if name == "text":
             try:
-                parts.append(_json_text(raw[at]))
+                parts.append(_json_text(pa.array(raw[at], type=pa.large_string())))
                 continue
             except pa.ArrowException:  # text Arrow will not hold (a lone surrogate): value by value
                 pass
