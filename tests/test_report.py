@@ -126,3 +126,23 @@ def test_a_bundle_of_thousands_of_tables_keeps_the_report_light(tmp_path: Path) 
     html = (tmp_path / "o" / "report.html").read_text()
     assert f"Showing {PER_TABLE} of {n} tables" in html and "T00499" in html and "T00500" not in html
     assert f"<dd>{n}</dd>" in html
+
+
+def test_the_per_day_chart_counts_findings_at_whole_and_fractional_seconds(tmp_path: Path) -> None:
+    from helpers import at
+
+    from auditor.engine import run_audit
+    from auditor.loading import load_bundle
+    from auditor.report.html import build_context
+    from auditor.report.outputs import build_summary
+    from auditor.rules import select_rules
+    from auditor.ruleset import load_ruleset
+
+    # Three players (CDF120) at 20:00:00 UTC, and at 23:30:00.25 UTC: 00:30 on the 3rd in Andorra.
+    # Parsing the times as one inferred format dropped the one with a fraction from the chart.
+    coups = [coup("C1", ts=at(0), players_seated=3), coup("C2", coup_no=2, ts=at(3.5 * 3600 + 0.25), players_seated=3)]
+    write_bundle(tmp_path / "b", cdf(coups), fmt="parquet")  # Parquet keeps the fraction
+    result = run_audit(load_bundle(tmp_path / "b"), load_ruleset(), select_rules("CDF120"), lang="en")
+    assert list(result.findings["ts"]) == ["2026-03-02T20:00:00+00:00", "2026-03-02T23:30:00.250000+00:00"]
+    context = build_context(result, build_summary(result, "major"), "en")
+    assert {bar["label"]: bar["value"] for bar in context["per_day"]} == {"2026-03-02": 1, "2026-03-03": 1}
