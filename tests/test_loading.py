@@ -119,6 +119,20 @@ def test_jsonl_keeps_types_and_reports_bad_lines(tmp_path: Path) -> None:
     assert list(bundle.frames["cdf_coups"]["coup_id"]) == ["C1", "C2"]
 
 
+def test_jsonl_half_a_surrogate_pair_is_a_bad_line_not_a_crash(tmp_path: Path) -> None:
+    # "\ud800" is valid JSON but no character: it used to crash the audit when the outputs were written.
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    rows = [coup("C1"), coup("C2", player_id="P\ud800"), coup("C3", player_id="\U0001F600")]
+    lines = [json.dumps({k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in r.items()}) for r in rows]
+    (tmp_path / "cdf_coups.jsonl").write_text("\n".join(lines) + "\n")
+    assert '"P\\ud800"' in lines[1] and "\\ud83d\\ude00" in lines[2]  # json.dumps escapes both; only one is half a pair
+    bundle = load_bundle(tmp_path)
+    assert set(_reasons(bundle)) == {2} and "surrogate" in _reasons(bundle)[2]
+    assert list(bundle.frames["cdf_coups"]["player_id"]) == ["P2", "\U0001F600"]
+    result = CliRunner().invoke(app, ["audit", str(tmp_path), "--out", str(tmp_path / "out"), "--format", "html,jsonl,junit"])
+    assert result.exit_code == 1 and (tmp_path / "out" / "violations.jsonl").exists(), result.output
+
+
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
 def test_every_format_loads_the_same_rows(tmp_path: Path, fmt: str) -> None:
     tables = {"tables": [CDF_TABLE], "cdf_coups": [coup("C1"), coup("C2", banker_seat=None)], "cdf_stakes": [stake_row("S1", "C1", seat=None)]}

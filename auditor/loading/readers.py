@@ -11,6 +11,7 @@ import csv
 import gzip
 import io
 import json
+import re
 import os
 import zlib
 from collections import Counter
@@ -222,6 +223,9 @@ def _read_csv_slow(data: bytes, names: list[str]) -> RawTable:
     return RawTable(frame, np.asarray(lines, dtype=np.int64), errors)
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _json_cell(value: object) -> object:
     if isinstance(value, (dict, list)):
         return json.dumps(value, ensure_ascii=False, sort_keys=True)
@@ -277,7 +281,12 @@ def read_jsonl(path: Path, text_columns: list[str] | None = None) -> RawTable:
         if not isinstance(obj, dict):
             errors.append(LineError(number, "not a JSON object", raw[:80].decode("utf-8", "replace")))
             continue
-        records.append({k: _json_cell(v) for k, v in obj.items()})
+        record = {k: _json_cell(v) for k, v in obj.items()}
+        if b"\\u" in raw and any(_LONE_SURROGATE.search(t) for t in (*record, *record.values()) if isinstance(t, str)):
+            # JSON can escape half of a surrogate pair ("\ud800"): no character, and not writable as UTF-8.
+            errors.append(LineError(number, "not valid text: an escape of half a surrogate pair (\\ud800-\\udfff)", raw[:80].decode("utf-8", "replace")))
+            continue
+        records.append(record)
         lines.append(number)
     # Columns are built as object arrays: pandas would turn an int column with nulls into floats,
     # and "5.0" is not the integer the contract asks for.
