@@ -4,6 +4,7 @@ ends as findings (exit 1), or as a clear error when the bundle itself is unusabl
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -210,3 +211,15 @@ def test_a_manifest_period_that_is_not_two_dates_gives_way_to_the_data(tmp_path:
     assert bundle["period"]["source"] == "data" and bundle["period"]["from"].startswith("2026-")
     assert len(bundle["manifest_notes"]) == 2 and "this auditor reads casino-audit-log version 1" in result.output
     assert "the period is taken from the round times" in (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
+
+
+def test_files_the_manifest_does_not_vouch_for_are_noted(tmp_path: Path) -> None:
+    # A day of play slipped into a bundle after its manifest was made has no digest to check.
+    write_bundle(tmp_path / "b", cdf([coup("C1")]))
+    names = sorted(p.name for p in (tmp_path / "b").iterdir())
+    listed = {n: "sha256:" + hashlib.sha256((tmp_path / "b" / n).read_bytes()).hexdigest() for n in names if n != "cdf_coups.csv"}
+    (tmp_path / "b" / "manifest.json").write_text(json.dumps({"format": "casino-audit-log", "version": 1, "files": listed}))
+    result = audit(tmp_path / "b", tmp_path / "o")
+    notes = json.loads((tmp_path / "o" / "summary.json").read_text())["bundle"]["manifest_notes"]
+    assert notes == ["1 file(s) audited are not listed in the manifest, so no digest vouches for them: cdf_coups.csv"]
+    assert "no digest vouches for them: cdf_coups.csv" in result.output

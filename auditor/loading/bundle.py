@@ -385,11 +385,19 @@ def manifest_period(manifest: object) -> dict[str, str] | None:
     return {"from": lo.isoformat(), "to": hi.isoformat(), "source": "manifest"} if lo <= hi else None
 
 
-def manifest_notes(manifest: object) -> list[str]:
-    """What in a readable manifest the audit could not take as written (its digests are LOG004's)."""
+def manifest_notes(manifest: object, read: list[str] | None = None) -> list[str]:
+    """What in a readable manifest the audit could not take as written (its digests are LOG004's),
+    and the files read (`read`, names in the bundle) that a manifest listing digests does not vouch for."""
     if not isinstance(manifest, dict):
         return []
     notes: list[str] = []
+    listed = manifest.get("files")
+    if isinstance(listed, dict) and listed and read:
+        vouched = {Path(str(name)).as_posix() for name in listed}
+        unlisted = sorted(name for name in read if name not in vouched)
+        if unlisted:
+            shown = ", ".join(unlisted[:5]) + (f" and {len(unlisted) - 5} more" if len(unlisted) > 5 else "")
+            notes.append(f"{len(unlisted)} file(s) audited are not listed in the manifest, so no digest vouches for them: {shown}")
     declared = (manifest.get("format"), manifest.get("version"))
     if declared != (FORMAT, FORMAT_VERSION) and declared != (None, None):
         shown = ", ".join(repr(v)[:60] for v in declared)

@@ -180,7 +180,7 @@ def build_summary(result: AuditResult, fail_on: str, figures: pd.DataFrame | Non
     return {
         "auditor": {"name": "auditor", "version": __version__},
         "bundle": {"name": bundle.name, "casino": manifest.get("casino"), "period": period or period_of(result), "ignored_files": bundle.ignored,
-                   "manifest_notes": manifest_notes(bundle.manifest)},
+                   "manifest_notes": manifest_notes(bundle.manifest, [f.name for f in bundle.files])},
         "ruleset": {"id": result.ruleset.id, "version": result.ruleset.version, "source": result.ruleset.source},
         "verdict": {
             "compliant": failing_count == 0,
