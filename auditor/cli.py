@@ -13,6 +13,7 @@ from auditor import __version__
 from auditor.engine import DEFAULT_WORKERS, run_audit
 from auditor.i18n import LANGS
 from auditor.loading import BundleError, load_bundle
+from auditor.loading.bundle import manifest_notes
 from auditor.progress import Progress
 from auditor.report.outputs import build_summary, failing, write_summary, write_violations
 from auditor.report.text import visible
@@ -148,6 +149,8 @@ def validate(
     result = run_audit(loaded, load_ruleset(DEFAULT_RULESET), select_rules("LOG"), lang=lang, progress=tick)
     tick.done()
     _note_ignored(loaded.ignored)
+    for note in manifest_notes(loaded.manifest, [f.name for f in loaded.files]):
+        typer.echo(visible(f"auditor: note: {note}"), err=True)
     for f in loaded.files:
         status = f"  ERROR {f.error}" if f.error else ""
         typer.echo(visible(f"{f.name}: read {f.rows_read}, audited {f.rows_audited}, quarantined {f.rows_quarantined}{status}"))

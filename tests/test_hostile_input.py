@@ -223,3 +223,4 @@ def test_files_the_manifest_does_not_vouch_for_are_noted(tmp_path: Path) -> None
     notes = json.loads((tmp_path / "o" / "summary.json").read_text())["bundle"]["manifest_notes"]
     assert notes == ["1 file(s) audited are not listed in the manifest, so no digest vouches for them: cdf_coups.csv"]
     assert "no digest vouches for them: cdf_coups.csv" in result.output
+    assert "no digest vouches for them: cdf_coups.csv" in runner.invoke(app, ["validate", str(tmp_path / "b")]).output
