@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -243,3 +244,9 @@ def main() -> None:
         app()
     except KeyboardInterrupt:
         sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - an audit that did not finish must not exit 1, "findings"
+        if os.environ.get("AUDITOR_DEBUG"):
+            raise
+        typer.echo(visible(f"auditor: error: the audit did not finish: {type(exc).__name__}: {exc} "
+                           "(AUDITOR_DEBUG=1 shows where)"), err=True)
+        sys.exit(2)

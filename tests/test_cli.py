@@ -192,3 +192,16 @@ def test_audit_help_states_the_defaults_it_promises() -> None:
     text = " ".join(result.output.split())
     assert "(default: reports/<bundle name>/)" in text
     assert "(default: when stderr is a terminal)" in text
+
+
+def test_an_audit_that_cannot_finish_exits_2_not_1(tmp_path: Path) -> None:
+    # Exit 1 means "findings" to a CI pipeline: a crash (here: the report cannot be written) must
+    # not read as an audit that ran and found something.
+    import subprocess
+    import sys
+
+    (tmp_path / "out" / "report.html").mkdir(parents=True)
+    done = subprocess.run([sys.executable, "-m", "auditor", "audit", str(SAMPLES / "dice-clean"), "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert "the audit did not finish: IsADirectoryError" in done.stderr and "Traceback" not in done.stderr
