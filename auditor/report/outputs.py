@@ -64,7 +64,7 @@ def _json_text(text: pa.Array) -> pa.Array:
 
 
 def _text_bytes(text: pa.Array) -> np.ndarray:
-    """The UTF-8 bytes of every string of `text`, one after the other."""
+    """The UTF-8 bytes of every string of `text` (large_string), one after the other, uncopied."""
     offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset : text.offset + len(text) + 1]
     return np.frombuffer(text.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]] if text.buffers()[2] else np.zeros(0, np.uint8)
 
@@ -126,9 +126,7 @@ def write_violations(findings: pd.DataFrame, path: Path) -> None:
             pieces: list[pa.Array | pa.Scalar] = []
             for i, column in enumerate(FINDING_COLUMNS):
                 pieces += [_t(("{" if i == 0 else ", ") + f'"{column}": '), _json_values(part[column])]
-            lines = pc.binary_join_element_wise(*pieces, _t("}\n"), _t(""))
-            offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64)[lines.offset : lines.offset + len(lines) + 1]
-            fh.write(memoryview(lines.buffers()[2])[offsets[0] : offsets[-1]])
+            fh.write(_text_bytes(pc.binary_join_element_wise(*pieces, _t("}\n"), _t(""))))
 
 
 def failing(findings: pd.DataFrame, fail_on: str) -> int:
