@@ -10,8 +10,10 @@ duplicates (LOG002) across groups. Tables that are single files (tables, layouts
 tournaments) are loaded once; their own rules, and the manifest check, run once at the end.
 
 The result equals the whole-bundle audit's, byte for byte, with one exception: a part whose footer
-and id column read but whose other data is corrupt is found unreadable only in its own group, so the
-groups before it still call the records that name none of the ids read orphans (LOG003).
+and id column read but whose other data is corrupt is found unreadable only when its group is read.
+The first pass has its ids, so LOG003 is decided as if it had been read (a record naming one of
+them is no orphan, any other orphan is reported one by one), where the whole audit, which never
+read its ids, gives one finding per file of records whose parent it cannot know.
 """
 
 from __future__ import annotations
