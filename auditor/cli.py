@@ -115,7 +115,7 @@ def audit(
     for code, error in result.errors.items():
         typer.echo(visible(f"auditor: error: rule {code} could not run: {error}"), err=True)
     _note_ignored(loaded.ignored)
-    for note in summary["bundle"]["manifest_notes"]:  # type: ignore[index]
+    for note in [*summary["bundle"]["manifest_notes"], *summary["ruleset"]["notes"]]:  # type: ignore[index]
         typer.echo(visible(f"auditor: note: {note}"), err=True)
     typer.echo(
         f"{loaded.name}: {len(result.findings)} finding(s), {n_fail} at or above {fail_on}; "

@@ -145,6 +145,11 @@ class Ruleset:
     # takes effect in Andorra is 23:30 the day before in UTC, and is under the new value.
     timezone: str = DEFAULT_TIMEZONE
 
+    @property
+    def in_force_from(self) -> dt.date:
+        """The first day any of its values takes effect: play before it is not under this ruleset."""
+        return min(p.values[0][0] for p in self.parameters.values())
+
     def param(self, name: str) -> Parameter:
         try:
             return self.parameters[name]

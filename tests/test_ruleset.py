@@ -97,3 +97,25 @@ def test_a_value_takes_effect_at_midnight_in_andorra_not_in_utc(tmp_path: Path) 
 def test_an_unknown_time_zone_is_refused(tmp_path: Path) -> None:
     with pytest.raises(RulesetError, match="not a known time zone"):
         load_ruleset(_write(tmp_path, 'timezone = "Mars/Olympus"', 'timezone = "Europe/Andorra"'))
+
+
+def test_play_before_the_ruleset_takes_effect_is_noted(tmp_path: Path) -> None:
+    # Logs of 2024 audited under Decret 455/2025 (in force from 2025-12-10): the values of that date
+    # were applied to play they did not govern, and the inspector is told.
+    import json
+
+    from helpers import cdf, coup, write_bundle
+    from typer.testing import CliRunner
+
+    from auditor.cli import app
+
+    early = pd.Timestamp("2024-06-01T20:00:00", tz="UTC")
+    write_bundle(tmp_path / "b", cdf([coup("C1", ts=early), coup("C2", coup_no=2, ts=early + pd.Timedelta(minutes=2))]))
+    result = CliRunner().invoke(app, ["audit", str(tmp_path / "b"), "--out", str(tmp_path / "o")])
+    notes = json.loads((tmp_path / "o" / "summary.json").read_text())["ruleset"]["notes"]
+    assert len(notes) == 1 and "starts on 2024-06-01, before the ruleset's first values take effect (2025-12-10)" in notes[0]
+    assert "before the ruleset's first values take effect" in result.output
+    assert "before the ruleset&#39;s first values take effect" in (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
+    write_bundle(tmp_path / "c", cdf([coup("C1")]))
+    CliRunner().invoke(app, ["audit", str(tmp_path / "c"), "--out", str(tmp_path / "p")])
+    assert json.loads((tmp_path / "p" / "summary.json").read_text())["ruleset"]["notes"] == []

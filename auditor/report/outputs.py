@@ -15,6 +15,7 @@ from auditor.engine import FINDING_COLUMNS, AuditResult
 from auditor.figures import table_figures
 from auditor.loading.bundle import manifest_notes, manifest_period
 from auditor.rules import REGISTRY, SEVERITY_RANK
+from auditor.ruleset import Ruleset
 
 
 def _json_default(value: object) -> object:
@@ -148,6 +149,17 @@ def period_of(result: AuditResult) -> dict[str, str | None]:
     return data_period(lo, hi, result.ruleset.timezone)
 
 
+def ruleset_notes(ruleset: Ruleset, period: dict[str, str | None]) -> list[str]:
+    """Play the ruleset does not govern: days before its first values take effect were audited under
+    those values all the same, and an inspector should know it."""
+    start = period.get("from")
+    first = ruleset.in_force_from.isoformat()
+    if start and start < first:
+        return [f"the play audited starts on {start}, before the ruleset's first values take effect ({first}): "
+                "those days were audited under the values of that date"]
+    return []
+
+
 def data_period(lo: pd.Timestamp, hi: pd.Timestamp, timezone: str) -> dict[str, str | None]:
     """The days of play from the first and last round times, as calendar days of the ruleset's country
     (a night's play in Andorra that passes midnight UTC is still that night's day)."""
@@ -175,11 +187,13 @@ def build_summary(result: AuditResult, fail_on: str, figures: pd.DataFrame | Non
     figures = table_figures(bundle) if figures is None else figures
     manifest = bundle.manifest if isinstance(bundle.manifest, dict) else {}
     failing_count = failing(findings, fail_on)
+    period = period or period_of(result)
     return {
         "auditor": {"name": "auditor", "version": __version__},
-        "bundle": {"name": bundle.name, "casino": manifest.get("casino"), "period": period or period_of(result), "ignored_files": bundle.ignored,
+        "bundle": {"name": bundle.name, "casino": manifest.get("casino"), "period": period, "ignored_files": bundle.ignored,
                    "manifest_notes": manifest_notes(bundle.manifest, [f.name for f in bundle.files])},
-        "ruleset": {"id": result.ruleset.id, "version": result.ruleset.version, "source": result.ruleset.source},
+        "ruleset": {"id": result.ruleset.id, "version": result.ruleset.version, "source": result.ruleset.source,
+                    "notes": ruleset_notes(result.ruleset, period)},
         "verdict": {
             "compliant": failing_count == 0,
             "fail_on": fail_on,
