@@ -17,7 +17,7 @@ from auditor.frames import iso_text, release_unused_memory
 from auditor.i18n import label
 from auditor.loading import Bundle
 from auditor.rules import Rule
-from auditor.rules.base import HIT_COLUMNS, Context
+from auditor.rules.base import HIT_COLUMNS, Context, is_arrow_text
 from auditor.ruleset import Ruleset
 
 FINDING_COLUMNS = [
@@ -124,14 +124,10 @@ def to_findings(rule: Rule, hits: pd.DataFrame, lang: str) -> pd.DataFrame:
     line = pd.to_numeric(hits["line"], errors="coerce").fillna(0).astype("int64")
     file = hits["file"].astype(object).fillna("")
 
-    def ids(col: str) -> np.ndarray:
-        values = hits[col].astype(object).to_numpy()
-        return np.where(pd.notna(values), values, None)
-
     columns = {
         "rule": np.full(n, rule.code, dtype=object), "name": np.full(n, rule.name, dtype=object),
         "severity": np.full(n, rule.severity, dtype=object), "game": np.full(n, rule.game, dtype=object),
-        "table_id": ids("table_id"), "round_id": ids("round_id"), "item_id": ids("item_id"),
+        "table_id": None, "round_id": None, "item_id": None,
         "ts": format_ts(hits["ts"]).to_numpy() if hits["ts"].notna().any() else np.full(n, None, dtype=object),
         "expected": _clean_values(hits["expected"]),
         "observed": _clean_values(hits["observed"]),
@@ -141,6 +137,8 @@ def to_findings(rule: Rule, hits: pd.DataFrame, lang: str) -> pd.DataFrame:
     }
     # dtype=object: pandas 3 would infer a string dtype and turn None into NaN.
     out = pd.DataFrame(columns, index=hits.index, dtype=object)
+    for col in ("table_id", "round_id", "item_id"):
+        out[col] = _ids(hits[col])
     # Message and source are never missing: Arrow-backed text, without a Python string per finding
     # (4M findings: gigabytes and seconds). Log findings' details already quote the offending cell.
     out["message"] = _arrow_text(_messages(rule.summary[lang], hits, lang, with_values=rule.game != "log"), hits.index)
@@ -148,6 +146,18 @@ def to_findings(rule: Rule, hits: pd.DataFrame, lang: str) -> pd.DataFrame:
     numbered = pc.binary_join_element_wise(files, pa.array(line.to_numpy()).cast(pa.large_string()), pa.scalar(":", type=pa.large_string()))
     out["source"] = _arrow_text(pc.if_else(pa.array(line.to_numpy() > 0), numbered, files), hits.index)
     return out
+
+
+def _ids(values: pd.Series) -> pd.Series:
+    """Ids as Arrow-backed text, missing as NaN: one kind of column for every rule's findings, so that
+    concatenating them copies no Python strings. A column of other values (never seen: ids are text)
+    stays as it is."""
+    if is_arrow_text(values):
+        return values
+    raw = values.to_numpy(dtype=object)
+    if pd.api.types.infer_dtype(raw, skipna=True) not in ("string", "empty"):
+        return pd.Series(np.where(pd.notna(raw), raw, None), index=values.index, dtype=object)
+    return _arrow_text(pa.array(raw, type=pa.large_string(), from_pandas=True), values.index)
 
 
 def _arrow_text(text: pa.Array, index: pd.Index) -> pd.Series:
@@ -182,7 +192,7 @@ def sort_findings(findings: pd.DataFrame) -> pd.DataFrame:
 def _sort_key(values: pd.Series) -> pa.Array:
     """The column as Arrow text (missing = ""), whose byte order is code point order, Python's order
     of str; a column holding other values than text, as the rank of each among them."""
-    if isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "pyarrow":
+    if is_arrow_text(values):
         return pc.fill_null(pa.array(values.array).cast(pa.large_string()), "")
     if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
         return pc.fill_null(pa.array(values.to_numpy(dtype=object), type=pa.large_string(), from_pandas=True), "")

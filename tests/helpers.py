@@ -45,10 +45,15 @@ def outcome_of(player: str, banker: str) -> str:
     return "player" if p > b else "banker" if b > p else "tie"
 
 
+def values(column: pd.Series) -> list[object]:
+    """The column as Python values, a missing one (None in object columns, NaN in Arrow text) as None."""
+    return [None if pd.isna(v) else v for v in column]
+
+
 def found(findings: pd.DataFrame, rule: str | None = None) -> list[tuple[object, object]]:
     """(round_id, item_id) of each finding of `rule` (all rules when None)."""
     f = findings if rule is None else findings[findings["rule"] == rule]
-    return list(zip(f["round_id"], f["item_id"], strict=True))
+    return list(zip(values(f["round_id"]), values(f["item_id"]), strict=True))
 
 
 # --- chemin de fer ---------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import values
 
 from auditor.engine import run_audit
 from auditor.loading import load_bundle
@@ -18,7 +19,7 @@ from auditor.simulate import simulate
 
 def _audit(path: Path) -> Counter:
     f = run_audit(load_bundle(path), load_ruleset(), select_rules(), lang="en").findings
-    return Counter(zip(f["rule"], f["table_id"], f["round_id"], f["item_id"], strict=True))
+    return Counter(zip(f["rule"], values(f["table_id"]), values(f["round_id"]), values(f["item_id"]), strict=True))
 
 
 @pytest.mark.parametrize(("seed", "fmt"), [(1, "csv"), (2, "parquet"), (3, "jsonl"), (4, "parquet")])
@@ -54,7 +55,7 @@ def test_dense_planting_keeps_every_planted_breach_true(tmp_path: Path, seed: in
 def _keys(path: Path) -> Counter:
     f = run_audit(load_bundle(path), load_ruleset(), select_rules(), lang="en").findings
     f = f[f["rule"] != "LOG004"]  # the copy has no manifest
-    return Counter(zip(f["rule"], f["table_id"], f["round_id"], f["item_id"], f["expected"].astype(str), f["observed"].astype(str), strict=True))
+    return Counter(zip(f["rule"], values(f["table_id"]), values(f["round_id"]), values(f["item_id"]), f["expected"].astype(str), f["observed"].astype(str), strict=True))
 
 
 @pytest.mark.parametrize("seed", [21, 22])

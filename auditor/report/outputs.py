@@ -15,6 +15,7 @@ from auditor.engine import FINDING_COLUMNS, AuditResult
 from auditor.figures import table_figures
 from auditor.loading.bundle import manifest_notes, manifest_period
 from auditor.rules import REGISTRY, SEVERITY_RANK
+from auditor.rules.base import is_arrow_text
 from auditor.ruleset import Ruleset
 
 
@@ -49,19 +50,19 @@ _KINDS: dict[type, int] = {str: 0, int: 1, np.int64: 1, np.int32: 1, np.int16: 1
 
 
 def _json_text(text: pa.Array) -> pa.Array:
-    """Strings (no nulls) as JSON strings, as json.dumps(ensure_ascii=False) writes them: quote and
-    backslash escaped by Arrow; a string with a control character by the encoder itself. The bytes
-    are looked at once first: most columns hold none of these."""
+    """Strings as JSON strings (nulls as null), as json.dumps(ensure_ascii=False) writes them: quote
+    and backslash escaped by Arrow; a string with a control character by the encoder itself. The
+    bytes are looked at once first: most columns hold none of these."""
     data = _text_bytes(text)
     escaped = text
     if ((data == 34) | (data == 92)).any():
         escaped = pc.replace_substring(pc.replace_substring(text, "\\", "\\\\"), '"', '\\"')
     quoted = pc.binary_join_element_wise(_QUOTE, escaped, _QUOTE, _EMPTY)
     if (data < 0x20).any():
-        control = pc.match_substring_regex(text, _CONTROL)
+        control = pc.fill_null(pc.match_substring_regex(text, _CONTROL), False)
         encoded = [_ENCODER.encode(v) for v in text.filter(control).to_pylist()]
         quoted = pc.replace_with_mask(quoted, control, pa.array(encoded, type=pa.large_string()))
-    return quoted
+    return pc.fill_null(quoted, _NULL) if text.null_count else quoted
 
 
 def _text_bytes(text: pa.Array) -> np.ndarray:
@@ -74,12 +75,9 @@ def _json_values(values: pd.Series) -> pa.Array:
     """Each value as json.dumps writes it, missing values (None, NaN, NA) as null. Text and integers
     are written by Arrow in C, whatever their mix in the column; any other value by the encoder
     itself, so the output is the same byte for byte."""
-    if isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "pyarrow":
+    if is_arrow_text(values):
         text = pa.array(values.array).cast(pa.large_string())
-        if isinstance(text, pa.ChunkedArray):
-            text = text.combine_chunks()
-        if not text.null_count:
-            return _json_text(text)
+        return _json_text(text.combine_chunks() if isinstance(text, pa.ChunkedArray) else text)
     raw = values.to_numpy(dtype=object)
     inferred = pd.api.types.infer_dtype(raw, skipna=True)
     if inferred in ("string", "empty", "integer"):  # one kind: no need to look at each value's type

@@ -194,17 +194,28 @@ def hits(
     def col(name: str | None) -> object:
         return frame[name].astype(object).to_numpy() if name and name in frame else None
 
+    def ids(name: str | None) -> object:
+        # Arrow text stays Arrow text: no Python string per finding (a rule can fire millions of times).
+        if name and name in frame and is_arrow_text(frame[name]):
+            return frame[name].array
+        return col(name)
+
     columns = {
-        "table_id": col("table_id"), "round_id": col(round_col), "item_id": col(item_col),
+        "table_id": ids("table_id"), "round_id": ids(round_col), "item_id": ids(item_col),
         # The times as they are (not Timestamp objects, one per finding): to_findings formats them.
         "ts": frame[ts_col].array if ts_col and ts_col in frame else np.full(n, np.datetime64("NaT", "ns")),
         "expected": _column(frame, expected), "observed": _column(frame, observed),
         "file": col("_file"), "line": frame["_line"].to_numpy() if "_line" in frame else 0, "detail": _column(frame, detail),
     }
-    # Object columns: pandas 3 would infer a string dtype and turn None into NaN.
+    # Object columns otherwise: pandas 3 would infer a string dtype and turn None into NaN.
     return pd.DataFrame({k: pd.Series(v if isinstance(v, np.ndarray | pd.api.extensions.ExtensionArray) else np.full(n, v, dtype=object),
-                                      dtype=None if k in ("ts", "line") else object)
+                                      dtype=None if k in ("ts", "line") or isinstance(v, pd.api.extensions.ExtensionArray) else object)
                          for k, v in columns.items()})
+
+
+def is_arrow_text(values: pd.Series) -> bool:
+    """Whether the column is pandas' Arrow-backed text (pandas 3's "str"), missing values NaN."""
+    return isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "pyarrow"
 
 
 def no_hits() -> pd.DataFrame:
