@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.frames import iso_text, release_unused_memory
+from auditor.frames import iso_arrow, iso_text, release_unused_memory
 from auditor.i18n import label
 from auditor.loading import Bundle
 from auditor.rules import Rule
@@ -44,8 +44,13 @@ def format_ts(values: pd.Series) -> pd.Series:
     """ISO 8601 in UTC with an explicit offset, microseconds only when there are some; null stays null."""
     if values.empty:
         return pd.Series(None, index=values.index, dtype=object)
+    return pd.Series(iso_text(_utc(values), micro=True), index=values.index, dtype=object)
+
+
+def _utc(values: pd.Series) -> pd.Series:
+    """Times (or dates, taken as UTC midnight) in UTC; anything else missing."""
     ts = values if isinstance(values.dtype, pd.DatetimeTZDtype) else pd.to_datetime(values, utc=True, errors="coerce")
-    return pd.Series(iso_text(ts.dt.tz_convert("UTC"), micro=True), index=values.index, dtype=object)
+    return ts.dt.tz_convert("UTC")
 
 
 def _as_text(values: pd.Series) -> pa.Array:
@@ -128,7 +133,7 @@ def to_findings(rule: Rule, hits: pd.DataFrame, lang: str) -> pd.DataFrame:
         "rule": np.full(n, rule.code, dtype=object), "name": np.full(n, rule.name, dtype=object),
         "severity": np.full(n, rule.severity, dtype=object), "game": np.full(n, rule.game, dtype=object),
         "table_id": None, "round_id": None, "item_id": None,
-        "ts": format_ts(hits["ts"]).to_numpy() if hits["ts"].notna().any() else np.full(n, None, dtype=object),
+        "ts": None,
         "expected": _clean_values(hits["expected"]),
         "observed": _clean_values(hits["observed"]),
         "message": None,
@@ -139,6 +144,7 @@ def to_findings(rule: Rule, hits: pd.DataFrame, lang: str) -> pd.DataFrame:
     out = pd.DataFrame(columns, index=hits.index, dtype=object)
     for col in ("table_id", "round_id", "item_id"):
         out[col] = _ids(hits[col])
+    out["ts"] = _arrow_text(iso_arrow(_utc(hits["ts"]), micro=True), hits.index)  # missing: NaN
     # Message and source are never missing: Arrow-backed text, without a Python string per finding
     # (4M findings: gigabytes and seconds). Log findings' details already quote the offending cell.
     out["message"] = _arrow_text(_messages(rule.summary[lang], hits, lang, with_values=rule.game != "log"), hits.index)

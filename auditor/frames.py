@@ -212,16 +212,25 @@ _UTC = b"+00:00"
 
 
 def iso_text(values: pd.Series, micro: bool, missing_as: object = None) -> np.ndarray:
+    """`iso_arrow` as an object array of str, `missing_as` where the time is missing."""
+    text = iso_arrow(values, micro)
+    out = text.to_numpy(zero_copy_only=False)
+    if text.null_count:
+        out[~text.is_valid().to_numpy(zero_copy_only=False)] = missing_as
+    return out
+
+
+def iso_arrow(values: pd.Series, micro: bool) -> pa.Array:
     """Each time's wall clock in its own zone as "YYYY-MM-DDTHH:MM:SS+00:00" (the second it falls
-    in), or with ".ffffff" before the offset where `micro` and the time has microseconds; an object
-    array of str, `missing_as` where the time is missing. The digits are computed in numpy, a row at
-    a time in C: strftime and numpy's own formatting cost a Python call or a parse per value, and a
-    rule can fire on millions of bets. Years 1678-2261 (the loader's range) have four digits."""
+    in), or with ".ffffff" before the offset where `micro` and the time has microseconds; Arrow text,
+    null where the time is missing. The digits are computed in numpy, a row at a time in C: strftime
+    and numpy's own formatting cost a Python call or a parse per value, and a rule can fire on
+    millions of bets. Years 1678-2261 (the loader's range) have four digits."""
     naive = values.dt.tz_localize(None) if isinstance(values.dtype, pd.DatetimeTZDtype) else values
     raw = naive.to_numpy()
     n = len(raw)
     if n == 0:
-        return np.empty(0, dtype=object)
+        return pa.array([], type=pa.large_string())
     missing = np.isnat(raw)
     unit, _ = np.datetime_data(raw.dtype)
     seconds, fraction = np.divmod(np.where(missing, 0, raw.view(np.int64)), _PER_SECOND[unit])
@@ -245,11 +254,8 @@ def iso_text(values: pd.Series, micro: bool, missing_as: object = None) -> np.nd
         data = rows.reshape(-1)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(width, out=offsets[1:])
-    text = pa.Array.from_buffers(pa.large_string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
-    out = text.to_numpy(zero_copy_only=False)
-    if missing.any():
-        out[missing] = missing_as
-    return out
+    valid = pa.py_buffer(np.packbits(~missing, bitorder="little")) if missing.any() else None
+    return pa.Array.from_buffers(pa.large_string(), n, [valid, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
 def _digit_columns(values: np.ndarray, width: int) -> np.ndarray:
