@@ -153,8 +153,9 @@ def ruleset_notes(ruleset: Ruleset, period: dict[str, str | None]) -> list[str]:
     start = period.get("from")
     first = ruleset.in_force_from.isoformat()
     if start and start < first:
-        return [f"the play audited starts on {start}, before the ruleset's first values take effect ({first}): "
-                "those days were audited under the values of that date"]
+        note = (f"the play audited starts on {start}, before the ruleset's first values take effect ({first}): "
+                "those days were audited under the values of that date")
+        return [note]
     return []
 
 
