@@ -13,11 +13,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.frames import iso_arrow, iso_text, release_unused_memory
+from auditor.frames import is_arrow_text, iso_arrow, iso_text, release_unused_memory, text_array
 from auditor.i18n import label
 from auditor.loading import Bundle
 from auditor.rules import Rule
-from auditor.rules.base import HIT_COLUMNS, Context, is_arrow_text
+from auditor.rules.base import HIT_COLUMNS, Context
 from auditor.ruleset import Ruleset
 
 FINDING_COLUMNS = [
@@ -56,11 +56,11 @@ def _utc(values: pd.Series) -> pd.Series:
 def _as_text(values: pd.Series) -> pa.Array:
     """Values as message text (whole floats without ".0"), null where missing: text and integer
     columns, the kinds rules report, are converted by Arrow in C; any other kind value by value."""
-    kind = pd.api.types.infer_dtype(values, skipna=True)
     try:
-        if kind in ("string", "empty"):
-            return pa.array(values.to_numpy(dtype=object), type=pa.large_string(), from_pandas=True)
-        if kind == "integer":
+        text = text_array(values)
+        if text is not None:
+            return text
+        if pd.api.types.infer_dtype(values, skipna=True) == "integer":
             return pa.array(values.to_numpy(dtype=object), type=pa.int64(), from_pandas=True).cast(pa.large_string())
     except (pa.ArrowException, OverflowError):
         pass  # past int64, or text Arrow would not take as it is: value by value
@@ -160,10 +160,11 @@ def _ids(values: pd.Series) -> pd.Series:
     stays as it is."""
     if is_arrow_text(values):
         return values
-    raw = values.to_numpy(dtype=object)
-    if pd.api.types.infer_dtype(raw, skipna=True) not in ("string", "empty"):
+    text = text_array(values)
+    if text is None:
+        raw = values.to_numpy(dtype=object)
         return pd.Series(np.where(pd.notna(raw), raw, None), index=values.index, dtype=object)
-    return _arrow_text(pa.array(raw, type=pa.large_string(), from_pandas=True), values.index)
+    return _arrow_text(text, values.index)
 
 
 def _arrow_text(text: pa.Array, index: pd.Index) -> pd.Series:
@@ -198,10 +199,9 @@ def sort_findings(findings: pd.DataFrame) -> pd.DataFrame:
 def _sort_key(values: pd.Series) -> pa.Array:
     """The column as Arrow text (missing = ""), whose byte order is code point order, Python's order
     of str; a column holding other values than text, as the rank of each among them."""
-    if is_arrow_text(values):
-        return pc.fill_null(pa.array(values.array).cast(pa.large_string()), "")
-    if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
-        return pc.fill_null(pa.array(values.to_numpy(dtype=object), type=pa.large_string(), from_pandas=True), "")
+    text = text_array(values)
+    if text is not None:
+        return pc.fill_null(text, "")
     text = values.astype(object)
     text = text.where(text.notna(), "")
     try:

@@ -201,10 +201,31 @@ def fixed_width_bytes(series: pd.Series, width: int) -> np.ndarray:
         return np.zeros((0, width), dtype=np.uint8)
     array = pc.utf8_slice_codeunits(pc.utf8_rpad(arrow(series.fillna("")), width=width, padding=" "), 0, width)
     array = array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+    return text_bytes(array).reshape(len(array), width)
+
+
+def text_bytes(array: pa.Array) -> np.ndarray:
+    """The UTF-8 bytes of every string of `array` (string or large_string), one after the other,
+    uncopied."""
     offset_type = np.int64 if pa.types.is_large_string(array.type) else np.int32
     offsets = np.frombuffer(array.buffers()[1], dtype=offset_type)[array.offset : array.offset + len(array) + 1]
-    data = np.frombuffer(array.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
-    return data.reshape(len(array), width)
+    data = array.buffers()[2]
+    return np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]] if data is not None else np.zeros(0, dtype=np.uint8)
+
+
+def is_arrow_text(values: pd.Series) -> bool:
+    """Whether the column is pandas' Arrow-backed text (pandas 3's "str"), missing values NaN."""
+    return isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "pyarrow"
+
+
+def text_array(values: pd.Series) -> pa.Array | None:
+    """The column as Arrow large_string, null where missing: uncopied for pandas' Arrow-backed text,
+    converted in C for an object column of str; None when it holds anything but text."""
+    if is_arrow_text(values):
+        return arrow(values).cast(pa.large_string())
+    if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
+        return pa.array(values.to_numpy(dtype=object), type=pa.large_string(), from_pandas=True)
+    return None
 
 
 _PER_SECOND = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}

@@ -13,9 +13,9 @@ import pyarrow.compute as pc
 from auditor import __version__
 from auditor.engine import FINDING_COLUMNS, AuditResult
 from auditor.figures import table_figures
+from auditor.frames import is_arrow_text, text_array, text_bytes
 from auditor.loading.bundle import manifest_notes, manifest_period
 from auditor.rules import REGISTRY, SEVERITY_RANK
-from auditor.rules.base import is_arrow_text
 from auditor.ruleset import Ruleset
 
 
@@ -53,7 +53,7 @@ def _json_text(text: pa.Array) -> pa.Array:
     """Strings as JSON strings (nulls as null), as json.dumps(ensure_ascii=False) writes them: quote
     and backslash escaped by Arrow; a string with a control character by the encoder itself. The
     bytes are looked at once first: most columns hold none of these."""
-    data = _text_bytes(text)
+    data = text_bytes(text)
     escaped = text
     if ((data == 34) | (data == 92)).any():
         escaped = pc.replace_substring(pc.replace_substring(text, "\\", "\\\\"), '"', '\\"')
@@ -65,19 +65,12 @@ def _json_text(text: pa.Array) -> pa.Array:
     return pc.fill_null(quoted, _NULL) if text.null_count else quoted
 
 
-def _text_bytes(text: pa.Array) -> np.ndarray:
-    """The UTF-8 bytes of every string of `text` (large_string), one after the other, uncopied."""
-    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset : text.offset + len(text) + 1]
-    return np.frombuffer(text.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]] if text.buffers()[2] else np.zeros(0, np.uint8)
-
-
 def _json_values(values: pd.Series) -> pa.Array:
     """Each value as json.dumps writes it, missing values (None, NaN, NA) as null. Text and integers
     are written by Arrow in C, whatever their mix in the column; any other value by the encoder
     itself, so the output is the same byte for byte."""
     if is_arrow_text(values):
-        text = pa.array(values.array).cast(pa.large_string())
-        return _json_text(text.combine_chunks() if isinstance(text, pa.ChunkedArray) else text)
+        return _json_text(text_array(values))  # type: ignore[arg-type]
     raw = values.to_numpy(dtype=object)
     inferred = pd.api.types.infer_dtype(raw, skipna=True)
     if inferred in ("string", "empty", "integer"):  # one kind: no need to look at each value's type
@@ -125,7 +118,7 @@ def write_violations(findings: pd.DataFrame, path: Path) -> None:
             pieces: list[pa.Array | pa.Scalar] = []
             for i, column in enumerate(FINDING_COLUMNS):
                 pieces += [_t(("{" if i == 0 else ", ") + f'"{column}": '), _json_values(part[column])]
-            fh.write(_text_bytes(pc.binary_join_element_wise(*pieces, _t("}\n"), _t(""))))
+            fh.write(text_bytes(pc.binary_join_element_wise(*pieces, _t("}\n"), _t(""))))
 
 
 def failing(findings: pd.DataFrame, fail_on: str) -> int:

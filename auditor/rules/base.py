@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from auditor.frames import iso_text, stable_sorted
+from auditor.frames import is_arrow_text, iso_text, stable_sorted
 from auditor.loading import Bundle
 from auditor.ruleset import Ruleset
 
@@ -212,10 +212,6 @@ def hits(
                                       dtype=None if k in ("ts", "line") or isinstance(v, pd.api.extensions.ExtensionArray) else object)
                          for k, v in columns.items()})
 
-
-def is_arrow_text(values: pd.Series) -> bool:
-    """Whether the column is pandas' Arrow-backed text (pandas 3's "str"), missing values NaN."""
-    return isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "pyarrow"
 
 
 def no_hits() -> pd.DataFrame:
