@@ -15,6 +15,7 @@ from auditor.engine import AuditResult
 from auditor.frames import isin
 from auditor.i18n import game_name, labels
 from auditor.regulation import article_text
+from auditor.report.outputs import with_none
 from auditor.report.text import visible
 from auditor.rules import GAME_ORDER, REGISTRY
 from auditor.rules.catalan import HOLDS_CA
@@ -131,7 +132,7 @@ def build_context(result: AuditResult, summary: dict[str, object], lang: str, pe
     findings = result.findings
     # The findings shown (at most `per_rule` of each rule), with their evidence looked up in one pass.
     shown = findings.groupby("rule", sort=False).head(per_rule) if len(findings) else findings
-    shown = shown.astype(object).where(shown.notna(), None)  # ids are Arrow text (NaN when missing): None for the template
+    shown = with_none(shown)
     evidence = dict(zip(shown.index, _evidence(result, shown), strict=True)) if len(shown) else {}
     totals = findings.groupby("rule").size().to_dict() if len(findings) else {}
     groups = []

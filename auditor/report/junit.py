@@ -8,6 +8,7 @@ from pathlib import Path
 
 from auditor.engine import AuditResult
 from auditor.figures import table_figures
+from auditor.report.outputs import with_none
 from auditor.report.text import visible
 
 MAX_LISTED = 200
@@ -40,9 +41,7 @@ def write_junit(result: AuditResult, path: Path) -> None:
             if len(mine):
                 suite_failures += 1
                 fail = ET.SubElement(case, "failure", message=f"{len(mine)} finding(s): {rule.summary['en']}", type=rule.severity)
-                listed = mine.head(MAX_LISTED).astype(object)
-                listed = listed.where(listed.notna(), None)  # missing ids are NaN in Arrow text
-                lines = [f"{r.source or '-'} {r.round_id or ''} {r.item_id or ''}: {r.message}" for r in listed.itertuples()]
+                lines = [f"{r.source or '-'} {r.round_id or ''} {r.item_id or ''}: {r.message}" for r in with_none(mine.head(MAX_LISTED)).itertuples()]
                 if len(mine) > MAX_LISTED:
                     lines.append(f"... and {len(mine) - MAX_LISTED} more in violations.jsonl")
                 fail.text = "\n".join(lines) + f"\n{rule.citation}"

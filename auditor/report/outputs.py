@@ -29,11 +29,17 @@ def _json_default(value: object) -> object:
 _ENCODER = json.JSONEncoder(ensure_ascii=False, default=_json_default)
 
 
-def _plain(values: pd.Series) -> list[object]:
-    """The column as Python values, every kind of missing value (None, NaN, NA) as None."""
+def with_none(values: pd.DataFrame) -> pd.DataFrame:
+    """Findings (or a column of them) as Python values, every kind of missing value (None, NaN, NA)
+    as None: what the report, junit and the encoder print (ids and times are Arrow text, NaN when
+    missing)."""
     out = values.astype(object)
     missing = out.isna()
-    return (out.where(~missing, None) if missing.any() else out).tolist()
+    return out.where(~missing, None) if missing.to_numpy().any() else out
+
+
+def _plain(values: pd.Series) -> list[object]:
+    return with_none(values).tolist()  # type: ignore[arg-type]
 
 
 def _t(text: str) -> pa.Scalar:
