@@ -14,7 +14,7 @@ from auditor import __version__
 from auditor.engine import DEFAULT_WORKERS, run_audit
 from auditor.i18n import LANGS
 from auditor.loading import BundleError, load_bundle
-from auditor.loading.bundle import manifest_notes
+from auditor.loading.bundle import manifest_notes, some_of
 from auditor.progress import Progress
 from auditor.report.outputs import build_summary, failing, write_summary, write_violations
 from auditor.report.text import visible
@@ -114,9 +114,7 @@ def audit(
     totals = summary["totals"]
     for code, error in result.errors.items():
         typer.echo(visible(f"auditor: error: rule {code} could not run: {error}"), err=True)
-    _note_ignored(loaded.ignored)
-    for note in [*summary["bundle"]["manifest_notes"], *summary["ruleset"]["notes"]]:  # type: ignore[index]
-        typer.echo(visible(f"auditor: note: {note}"), err=True)
+    _notes(loaded.ignored, [*summary["bundle"]["manifest_notes"], *summary["ruleset"]["notes"]])  # type: ignore[index]
     typer.echo(
         f"{loaded.name}: {len(result.findings)} finding(s), {n_fail} at or above {fail_on}; "
         f"rows read {totals['rows_read']}, audited {totals['rows_audited']}, quarantined {totals['rows_quarantined']}; "
@@ -125,11 +123,13 @@ def audit(
     raise typer.Exit(2 if result.errors else 1 if n_fail else 0)
 
 
-def _note_ignored(names: list[str]) -> None:
-    """Files in the bundle that are not part of the log format are not read: say so, not silently."""
-    if names:
-        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        typer.echo(visible(f"auditor: note: {len(names)} file(s) not part of the log format were not read: {shown}"), err=True)
+def _notes(ignored: list[str], notes: list[str]) -> None:
+    """What the audit could not take as given, on stderr: files in the bundle that are not part of the
+    log format (not read, but not silently), then the manifest's and the ruleset's notes."""
+    if ignored:
+        notes = [f"{len(ignored)} file(s) not part of the log format were not read: {some_of(ignored)}", *notes]
+    for note in notes:
+        typer.echo(visible(f"auditor: note: {note}"), err=True)
 
 
 @app.command()
@@ -149,9 +149,7 @@ def validate(
         raise fail(str(exc)) from None
     result = run_audit(loaded, load_ruleset(DEFAULT_RULESET), select_rules("LOG"), lang=lang, progress=tick)
     tick.done()
-    _note_ignored(loaded.ignored)
-    for note in manifest_notes(loaded.manifest, [f.name for f in loaded.files]):
-        typer.echo(visible(f"auditor: note: {note}"), err=True)
+    _notes(loaded.ignored, manifest_notes(loaded.manifest, [f.name for f in loaded.files]))
     for f in loaded.files:
         status = f"  ERROR {f.error}" if f.error else ""
         typer.echo(visible(f"{f.name}: read {f.rows_read}, audited {f.rows_audited}, quarantined {f.rows_quarantined}{status}"))

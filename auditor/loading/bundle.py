@@ -385,6 +385,11 @@ def manifest_period(manifest: object) -> dict[str, str] | None:
     return {"from": lo.isoformat(), "to": hi.isoformat(), "source": "manifest"} if lo <= hi else None
 
 
+def some_of(names: list[str], shown: int = 5) -> str:
+    """The first `shown` names, and how many more: a note stays one line however many files."""
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
 def manifest_notes(manifest: object, read: list[str] | None = None) -> list[str]:
     """What in a readable manifest the audit could not take as written (its digests are LOG004's),
     and the files read (`read`, names in the bundle) that a manifest listing digests does not vouch for."""
@@ -396,8 +401,7 @@ def manifest_notes(manifest: object, read: list[str] | None = None) -> list[str]
         vouched = {Path(str(name)).as_posix() for name in listed}
         unlisted = sorted(name for name in read if name not in vouched)
         if unlisted:
-            shown = ", ".join(unlisted[:5]) + (f" and {len(unlisted) - 5} more" if len(unlisted) > 5 else "")
-            notes.append(f"{len(unlisted)} file(s) audited are not listed in the manifest, so no digest vouches for them: {shown}")
+            notes.append(f"{len(unlisted)} file(s) audited are not listed in the manifest, so no digest vouches for them: {some_of(unlisted)}")
     declared = (manifest.get("format"), manifest.get("version"))
     if declared != (FORMAT, FORMAT_VERSION) and declared != (None, None):
         shown = ", ".join(repr(v)[:60] for v in declared)
