@@ -30,9 +30,9 @@ import pyarrow.parquet as pq
 from auditor.engine import DEFAULT_WORKERS, FINDING_COLUMNS, AuditResult, run_audit, sort_findings
 from auditor.figures import combine_figures, table_figures
 from auditor.frames import arrow, first_occurrences, isin
-from auditor.loading.bundle import Bundle, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period
+from auditor.loading.bundle import Bundle, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required
 from auditor.loading.coerce import as_text
-from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame
+from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame, repeated_names
 from auditor.report.outputs import data_period
 from auditor.rules import Rule
 from auditor.ruleset import Ruleset
@@ -107,7 +107,6 @@ def _first_pass(path: Path, lay: Layout) -> tuple[dict[str, pa.Array], dict[str,
     unread: set[str] = set()
     for table, keyed in lay.parts.items():
         column = TABLES[table].id_column
-        required = [c.name for c in TABLES[table].columns if c.req == "req"]
         seen: list[pa.Array] = []
         for key in sorted(keyed):
             try:
@@ -115,7 +114,7 @@ def _first_pass(path: Path, lay: Layout) -> tuple[dict[str, pa.Array], dict[str,
                     raise UnreadableFile("outside the bundle")  # never read (reported by the second pass)
                 part = open_parquet(keyed[key])
                 names = part.schema_arrow.names
-                if len(set(names)) < len(names) or any(name not in names for name in required):
+                if repeated_names(names) or missing_required(TABLES[table], names):
                     raise UnreadableFile("refused by the second pass")
                 if not column:
                     continue

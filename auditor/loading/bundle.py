@@ -190,6 +190,11 @@ class LoadedFiles:
 OUTSIDE = "a link to a file outside the bundle: not read, so that no other file's content reaches the report"
 
 
+def missing_required(table: Table, names: list[str]) -> list[str]:
+    """The required columns of `table` a file does not have: it cannot be audited at all."""
+    return [c.name for c in table.columns if c.req == "req" and c.name not in names]
+
+
 def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = None) -> LoadedFiles:
     """Read each file, then type all their rows at once: one pass per column however many files
     (a month of daily partitions is hundreds of small files). Rows are filtered once, by the caller,
@@ -212,7 +217,7 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
             quarantine.append(_unreadable(table, name, str(exc)))
             continue
         source.rows_read = raw.rows_read
-        missing = [c.name for c in table.columns if c.req == "req" and c.name not in raw.frame.columns]
+        missing = missing_required(table, list(raw.frame.columns))
         if missing and (len(raw.frame) or not raw.errors):
             source.error = "missing required column(s): " + ", ".join(missing)
             source.rows_quarantined = source.rows_read

@@ -11,8 +11,8 @@ import csv
 import gzip
 import io
 import json
-import re
 import os
+import re
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
@@ -127,6 +127,11 @@ def _open_bytes(path: Path) -> bytes:
     return data
 
 
+def repeated_names(names: list[str]) -> list[str]:
+    """Column names a file gives more than once: which of its columns is meant cannot be told."""
+    return sorted(n for n, k in Counter(names).items() if k > 1)
+
+
 def _header(data: bytes) -> list[str]:
     first = data.split(b"\n", 1)[0].rstrip(b"\r")
     if first.startswith(b"\xef\xbb\xbf"):
@@ -138,7 +143,7 @@ def _header(data: bytes) -> list[str]:
     names = next(csv.reader([text]), [])
     if not names or all(not n.strip() for n in names):
         raise UnreadableFile("no header row")
-    repeated = sorted(n for n, k in Counter(names).items() if k > 1)
+    repeated = repeated_names(names)
     if repeated:
         raise UnreadableFile(f"header repeats a column name: {repeated[:10]}")
     return names
@@ -314,7 +319,7 @@ def parquet_frame(table: pa.Table) -> pd.DataFrame:
     about the data, not the data: a file whose metadata calls a text column boolean, or naive times
     UTC, would otherwise fail to convert or be silently re-zoned."""
     names = table.column_names
-    repeated = sorted(n for n, k in Counter(names).items() if k > 1)
+    repeated = repeated_names(names)
     if repeated:
         raise UnreadableFile(f"columns repeat a name: {repeated[:10]}")
     table = table.replace_schema_metadata(None)
