@@ -42,25 +42,20 @@ def ensure_bundle(bundle: Path, rounds: int) -> None:
     print(f"  simulated in {time.perf_counter() - started:.1f} s", flush=True)
 
 
-def pyarrow_read(bundle: Path) -> tuple[float, int]:
+def pyarrow_read(bundle: Path, into_pandas: bool = False) -> tuple[float, int]:
+    """Seconds to read every Parquet file of the bundle, and its rows. `into_pandas`: the same read
+    converted to pandas frames, untyped and unchecked — what any dataframe audit pays before its
+    first rule, printed so that the ratio to the bare read can be judged against it."""
     import pyarrow.parquet as pq
 
     started = time.perf_counter()
     rows = 0
     for path in sorted(bundle.rglob("*.parquet")):
-        rows += pq.read_table(path).num_rows
+        table = pq.read_table(path)
+        rows += table.num_rows
+        if into_pandas:
+            table.to_pandas()
     return time.perf_counter() - started, rows
-
-
-def pandas_read(bundle: Path) -> float:
-    """The same read into pandas frames, untyped and unchecked: what any dataframe audit pays before
-    its first rule, printed so that the ratio to the bare read can be judged against it."""
-    import pyarrow.parquet as pq
-
-    started = time.perf_counter()
-    for path in sorted(bundle.rglob("*.parquet")):
-        pq.read_table(path).to_pandas()
-    return time.perf_counter() - started
 
 
 def child_by_partition(bundle: Path, out: Path) -> None:
@@ -212,7 +207,7 @@ def main() -> None:
     bundle = args.bundle or ROOT / "bench" / "out" / f"month-{args.rounds // 1000}k"
     ensure_bundle(bundle, args.rounds)
     read_s, read_rows = min((pyarrow_read(bundle) for _ in range(2)), key=lambda x: x[0])
-    pandas_s = min(pandas_read(bundle) for _ in range(2))
+    pandas_s = min(pyarrow_read(bundle, into_pandas=True)[0] for _ in range(2))
     # The read's freed memory stays with this process's allocator otherwise; held, it made the audit
     # measured next (a child process) 0.5-1.5 s slower: the kernel then has to compact memory to give
     # the child the huge pages it asks for.
