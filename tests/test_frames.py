@@ -7,7 +7,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from auditor.frames import first_occurrences, in_sorted, is_sorted, join_on_key, positions
+from auditor.frames import first_occurrences, in_sorted, is_sorted, iso_text, join_on_key, positions
 
 
 def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -141,3 +141,30 @@ def test_is_sorted_answers_false_on_nulls_so_the_sort_places_them() -> None:
     frame = pd.DataFrame({"table_id": pd.Series(["T1", None, "T2"], dtype="str"), "n": [1, 2, 3]})
     assert not is_sorted(frame, ["table_id", "n"])
     assert is_sorted(frame, ["n"])
+
+
+def _python_iso(t: pd.Timestamp, micro: bool) -> str:
+    """The oracle: Python's own calendar and formatting."""
+    d = t.to_pydatetime()
+    text = d.strftime("%Y-%m-%dT%H:%M:%S")
+    return text + (f".{d.microsecond:06d}" if micro and d.microsecond else "") + "+00:00"
+
+
+@pytest.mark.parametrize("micro", [True, False])
+def test_iso_text_agrees_with_python_across_the_loaders_years(micro: bool) -> None:
+    fixed = ["1678-01-01T00:00:00", "1969-12-31T23:59:59.999999", "1970-01-01T00:00:00", "2000-02-29T12:00:00.5",
+             "2026-03-01T23:59:59", "2100-03-01T00:00:01", "2261-12-31T23:59:59.000001"]
+    rng = np.random.default_rng(7)
+    lo, hi = pd.Timestamp("1678-01-02", tz="UTC").value // 1000, pd.Timestamp("2261-12-30", tz="UTC").value // 1000
+    spread = pd.to_datetime(rng.integers(lo, hi, 2000), unit="us", utc=True)
+    # A month of play, dates gathered from one formatting per day; times spread over centuries, each formatted alone.
+    a_month = pd.to_datetime(rng.integers(0, 31 * 86400 * 10**6, 2000) + pd.Timestamp("2026-02-15", tz="UTC").value // 1000, unit="us", utc=True)
+    times = pd.Series(pd.to_datetime(fixed, utc=True, format="ISO8601").append(spread).append(a_month)).dt.as_unit("us")
+    for values in (times, times.iloc[len(fixed):len(fixed) + 2000], times.iloc[-2000:], times.iloc[:1]):
+        assert list(iso_text(values, micro=micro)) == [_python_iso(t, micro) for t in values]
+
+
+def test_iso_text_keeps_missing_times_missing() -> None:
+    values = pd.Series(pd.to_datetime(["2026-03-01T21:04:05Z", None], utc=True))
+    assert list(iso_text(values, micro=True, missing_as="?")) == ["2026-03-01T21:04:05+00:00", "?"]
+    assert list(iso_text(values.iloc[:0], micro=True)) == []
