@@ -125,33 +125,40 @@ def _clean_values(values: pd.Series) -> np.ndarray:
 
 def to_findings(rule: Rule, hits: pd.DataFrame, lang: str) -> pd.DataFrame:
     hits = hits.reindex(columns=HIT_COLUMNS)
-    n = len(hits)
-    line = pd.to_numeric(hits["line"], errors="coerce").fillna(0).astype("int64")
-    file = hits["file"].astype(object).fillna("")
+    n, index = len(hits), hits.index
+    line = pd.to_numeric(hits["line"], errors="coerce").fillna(0).astype("int64").to_numpy()
 
+    def same(value: str) -> pd.Series:
+        # The rule's own fields: Arrow text, not millions of pointers to one Python string that every
+        # later copy (concat, sort) would count references to.
+        return _arrow_text(pa.repeat(pa.scalar(value, type=pa.large_string()), n), index)
+
+    files = _file_text(hits["file"])
+    numbered = pc.binary_join_element_wise(files, pa.array(line).cast(pa.large_string()), pa.scalar(":", type=pa.large_string()))
     columns = {
-        "rule": np.full(n, rule.code, dtype=object), "name": np.full(n, rule.name, dtype=object),
-        "severity": np.full(n, rule.severity, dtype=object), "game": np.full(n, rule.game, dtype=object),
-        "table_id": None, "round_id": None, "item_id": None,
-        "ts": None,
-        "expected": _clean_values(hits["expected"]),
-        "observed": _clean_values(hits["observed"]),
-        "message": None,
-        "citation": np.full(n, str(rule.citation), dtype=object),
-        "source": None,
+        "rule": same(rule.code), "name": same(rule.name), "severity": same(rule.severity), "game": same(rule.game),
+        "table_id": _ids(hits["table_id"]), "round_id": _ids(hits["round_id"]), "item_id": _ids(hits["item_id"]),
+        "ts": _arrow_text(iso_arrow(_utc(hits["ts"]), micro=True), index),  # missing: NaN
+        # dtype=object: pandas 3 would infer a string dtype and turn None into NaN.
+        "expected": pd.Series(_clean_values(hits["expected"]), index=index, dtype=object),
+        "observed": pd.Series(_clean_values(hits["observed"]), index=index, dtype=object),
+        # Message and source are never missing: Arrow-backed text, without a Python string per finding
+        # (4M findings: gigabytes and seconds). Log findings' details already quote the offending cell.
+        "message": _arrow_text(_messages(rule.summary[lang], hits, lang, with_values=rule.game != "log"), index),
+        "citation": same(str(rule.citation)),
+        "source": _arrow_text(pc.if_else(pa.array(line > 0), numbered, files), index),
     }
-    # dtype=object: pandas 3 would infer a string dtype and turn None into NaN.
-    out = pd.DataFrame(columns, index=hits.index, dtype=object)
-    for col in ("table_id", "round_id", "item_id"):
-        out[col] = _ids(hits[col])
-    out["ts"] = _arrow_text(iso_arrow(_utc(hits["ts"]), micro=True), hits.index)  # missing: NaN
-    # Message and source are never missing: Arrow-backed text, without a Python string per finding
-    # (4M findings: gigabytes and seconds). Log findings' details already quote the offending cell.
-    out["message"] = _arrow_text(_messages(rule.summary[lang], hits, lang, with_values=rule.game != "log"), hits.index)
-    files = pa.array(file.to_numpy(dtype=object), type=pa.large_string())
-    numbered = pc.binary_join_element_wise(files, pa.array(line.to_numpy()).cast(pa.large_string()), pa.scalar(":", type=pa.large_string()))
-    out["source"] = _arrow_text(pc.if_else(pa.array(line.to_numpy() > 0), numbered, files), hits.index)
-    return out
+    return pd.DataFrame(columns, index=index, copy=False)
+
+
+def _file_text(values: pd.Series) -> pa.Array:
+    """Each hit's file name as Arrow text ("" where none): a rule's rows name their files by category
+    code, so the few names are gathered rather than converted one Python string per finding."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        names = pa.array(np.asarray(values.cat.categories, dtype=object).tolist() + [""], type=pa.large_string())
+        codes = values.cat.codes.to_numpy()
+        return names.take(pa.array(np.where(codes >= 0, codes, len(names) - 1)))
+    return pa.array(values.astype(object).fillna("").to_numpy(dtype=object), type=pa.large_string())
 
 
 def _ids(values: pd.Series) -> pd.Series:
