@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.frames import is_arrow_text, iso_arrow, iso_text, release_unused_memory, text_array
+from auditor.frames import is_arrow_text, iso_arrow, iso_text, release_unused_memory, text_array, text_series
 from auditor.i18n import label
 from auditor.loading import Bundle
 from auditor.rules import Rule
@@ -131,22 +131,22 @@ def to_findings(rule: Rule, hits: pd.DataFrame, lang: str) -> pd.DataFrame:
     def same(value: str) -> pd.Series:
         # The rule's own fields: Arrow text, not millions of pointers to one Python string that every
         # later copy (concat, sort) would count references to.
-        return _arrow_text(pa.repeat(pa.scalar(value, type=pa.large_string()), n), index)
+        return text_series(pa.repeat(pa.scalar(value, type=pa.large_string()), n), index)
 
     files = _file_text(hits["file"])
     numbered = pc.binary_join_element_wise(files, pa.array(line).cast(pa.large_string()), pa.scalar(":", type=pa.large_string()))
     columns = {
         "rule": same(rule.code), "name": same(rule.name), "severity": same(rule.severity), "game": same(rule.game),
         "table_id": _ids(hits["table_id"]), "round_id": _ids(hits["round_id"]), "item_id": _ids(hits["item_id"]),
-        "ts": _arrow_text(iso_arrow(_utc(hits["ts"]), micro=True), index),  # missing: NaN
+        "ts": text_series(iso_arrow(_utc(hits["ts"]), micro=True), index),  # missing: NaN
         # dtype=object: pandas 3 would infer a string dtype and turn None into NaN.
         "expected": pd.Series(_clean_values(hits["expected"]), index=index, dtype=object),
         "observed": pd.Series(_clean_values(hits["observed"]), index=index, dtype=object),
         # Message and source are never missing: Arrow-backed text, without a Python string per finding
         # (4M findings: gigabytes and seconds). Log findings' details already quote the offending cell.
-        "message": _arrow_text(_messages(rule.summary[lang], hits, lang, with_values=rule.game != "log"), index),
+        "message": text_series(_messages(rule.summary[lang], hits, lang, with_values=rule.game != "log"), index),
         "citation": same(str(rule.citation)),
-        "source": _arrow_text(pc.if_else(pa.array(line > 0), numbered, files), index),
+        "source": text_series(pc.if_else(pa.array(line > 0), numbered, files), index),
     }
     return pd.DataFrame(columns, index=index, copy=False)
 
@@ -171,12 +171,7 @@ def _ids(values: pd.Series) -> pd.Series:
     if text is None:
         raw = values.to_numpy(dtype=object)
         return pd.Series(np.where(pd.notna(raw), raw, None), index=values.index, dtype=object)
-    return _arrow_text(text, values.index)
-
-
-def _arrow_text(text: pa.Array, index: pd.Index) -> pd.Series:
-    """Arrow text as a pandas str column, without copying it."""
-    return pd.Series(text.to_pandas().array, index=index)
+    return text_series(text, values.index)
 
 
 def sort_findings(findings: pd.DataFrame) -> pd.DataFrame:

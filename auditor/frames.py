@@ -229,6 +229,11 @@ def text_array(values: pd.Series) -> pa.Array | None:
     return None
 
 
+def text_series(text: pa.Array, index: pd.Index) -> pd.Series:
+    """Arrow text as a pandas str column (missing: NaN), without copying it."""
+    return pd.Series(text.to_pandas().array, index=index)
+
+
 _PER_SECOND = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}
 _UTC = b"+00:00"
 

@@ -131,7 +131,7 @@ def failing(findings: pd.DataFrame, fail_on: str) -> int:
     if fail_on == "never" or findings.empty:
         return 0
     threshold = SEVERITY_RANK[fail_on]
-    return int(findings["severity"].map(SEVERITY_RANK).ge(threshold).sum())
+    return int(findings["severity"].isin([s for s, rank in SEVERITY_RANK.items() if rank >= threshold]).sum())
 
 
 def period_of(result: AuditResult) -> dict[str, str | None]:
