@@ -27,7 +27,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from auditor.engine import DEFAULT_WORKERS, FINDING_COLUMNS, AuditResult, run_audit, sort_findings
+from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit, sorted_findings
 from auditor.figures import combine_figures, table_figures
 from auditor.frames import arrow, first_occurrences, isin
 from auditor.loading.bundle import Bundle, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required
@@ -311,7 +311,7 @@ def audit_by_partition(
     findings.append(final.findings)
     run.update({r.code: r for r in final.rules_run})
     errors.update(final.errors)
-    all_findings = sort_findings(pd.concat([f for f in findings if len(f)], ignore_index=True)[FINDING_COLUMNS]) if any(len(f) for f in findings) else final.findings
+    all_findings = sorted_findings(findings) if any(len(f) for f in findings) else final.findings
     figures.append(table_figures(static))
     fig = combine_figures(figures)
     frames = {**static.frames, **{t: pd.concat(v, ignore_index=True) for t, v in evidence.items()}}

@@ -1,0 +1,46 @@
+"""Findings from every rule, gathered into the order the output contract fixes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from auditor.engine import FINDING_COLUMNS, SORT_KEYS, sorted_findings
+
+
+def _part(rng: np.random.Generator, n: int, rule: str, arrow_text: bool) -> pd.DataFrame:
+    def text(values: list[object]) -> pd.Series:
+        return pd.Series(values, dtype="str") if arrow_text else pd.Series(values, dtype=object)
+
+    pick = lambda options: [options[i] for i in rng.integers(0, len(options), n)]  # noqa: E731
+    return pd.DataFrame({
+        "rule": text([rule] * n), "name": text(["x"] * n), "severity": text(["major"] * n),
+        "game": text(pick(["wheel_of_fortune", "chemin_de_fer"])), "table_id": text(pick(["T1", "T2", None])),
+        "round_id": text(pick(["R1", "R2"])), "item_id": text(pick(["B1", None, "B2"])),
+        "ts": text(pick(["2026-03-01T21:00:00+00:00", None, "2026-03-01T20:59:59+00:00"])),
+        "expected": pd.Series(pick([2500, "before 21:00", None]), dtype=object),
+        "observed": pd.Series(pick([2000, "late", None]), dtype=object),
+        "message": text(pick(["b.", "a.", "é."])), "citation": text(["Decret 455/2025"] * n),
+        "source": text(pick(["wheel_bets.csv:3", "wheel_bets.csv:12", "dice_bets.csv:3"])),
+    })
+
+
+def test_findings_are_sorted_by_the_spec_keys_then_source_and_message_across_parts() -> None:
+    rng = np.random.default_rng(3)
+    parts = [_part(rng, 300, "WHL208", True), _part(rng, 200, "CDF101", False), _part(rng, 1, "LOG003", True)]
+    everything = pd.concat(parts, ignore_index=True)
+    keys = SORT_KEYS + ["source", "message"]
+    # The oracle: pandas' stable sort on the same keys, missing values first as "".
+    expected = everything.assign(**{f"_{k}": everything[k].astype(object).where(everything[k].notna(), "") for k in keys})
+    expected = expected.sort_values([f"_{k}" for k in keys], kind="stable")[FINDING_COLUMNS].reset_index(drop=True)
+
+    got = sorted_findings(parts)
+
+    assert list(got.columns) == FINDING_COLUMNS
+    pd.testing.assert_frame_equal(got.astype(object).where(got.notna(), None), expected.astype(object).where(expected.notna(), None))
+    assert all(p.columns.empty for p in parts)  # consumed: never held twice
+
+
+def test_no_findings_is_an_empty_frame_with_every_column() -> None:
+    assert list(sorted_findings([]).columns) == FINDING_COLUMNS
+    assert sorted_findings([pd.DataFrame(columns=FINDING_COLUMNS)]).empty
