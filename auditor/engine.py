@@ -74,23 +74,27 @@ def _as_text(values: pd.Series) -> pa.Array:
 
 
 def _messages(summary: str, hits: pd.DataFrame, lang: str, with_values: bool) -> pa.Array:
-    """"<summary>[: <detail>][ (expected <e>, observed <o>)]." for each hit, joined by Arrow in one
-    pass (a part a hit does not have is null, then empty)."""
+    """"<summary>[: <detail>][ (expected <e>, observed <o>)]." for each hit, joined by Arrow. A part
+    every hit has (or none has) is one scalar, so that the common case is a single pass over the
+    hits (a rule firing on millions of bets: three passes were 2.7 s of 4M findings)."""
     def t(value: str) -> pa.Scalar:
         return pa.scalar(value, type=pa.large_string())
 
     empty = t("")
-    detail = pc.fill_null(pc.binary_join_element_wise(t(": "), _as_text(hits["detail"]), empty), empty)
+    details = _as_text(hits["detail"])
+    detail: pa.Scalar | pa.Array = empty
+    if details.null_count < len(details):
+        detail = pc.fill_null(pc.binary_join_element_wise(t(": "), details, empty), empty)
     exp, obs = hits["expected"], hits["observed"]
     has_values = ((exp.notna() | obs.notna()) & with_values).to_numpy(dtype=bool)
-    tail: pa.Scalar | pa.Array = empty
+    values: list[pa.Scalar | pa.Array] = []
     if has_values.any():
-        shown = pa.array(has_values)
-        tail = pc.fill_null(pc.binary_join_element_wise(
-            pc.if_else(shown, t(" (" + label("expected", lang) + " "), pa.scalar(None, type=pa.large_string())),
-            pc.fill_null(_as_text(exp), t("—")), t(", " + label("observed", lang) + " "), pc.fill_null(_as_text(obs), t("—")), t(")"), empty,
-        ), empty)
-    return pc.binary_join_element_wise(t(summary), detail, tail, t("."), empty)
+        values = [t(" (" + label("expected", lang) + " "), pc.fill_null(_as_text(exp), t("—")),
+                  t(", " + label("observed", lang) + " "), pc.fill_null(_as_text(obs), t("—")), t(")")]
+        if not has_values.all():  # null where a hit has neither value: its part of the join is then empty
+            values[0] = pc.if_else(pa.array(has_values), values[0], pa.scalar(None, type=pa.large_string()))
+            values = [pc.fill_null(pc.binary_join_element_wise(*values, empty), empty)]
+    return pc.binary_join_element_wise(t(summary), detail, *values, t("."), empty)
 
 
 def _clean_value(v: object) -> object:
