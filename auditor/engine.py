@@ -181,12 +181,13 @@ def _ids(values: pd.Series) -> pd.Series:
 def sorted_findings(parts: list[pd.DataFrame]) -> pd.DataFrame:
     """Every part's findings in one frame, in the order of the spec's keys, then source and message,
     each compared as text (missing = ""), by stable Arrow sorts: millions of findings sort in seconds.
-    The frame is gathered a column at a time straight from the parts, each column dropped from its
-    part once placed: millions of findings are never held twice (the parts are left empty)."""
-    parts = [p for p in parts if len(p)]
-    if not parts:
+    The frame is gathered a column at a time straight from the parts, each column let go once placed:
+    millions of findings are never held twice (`parts`, the caller's list, is emptied)."""
+    pending = [dict(p.items()) for p in parts if len(p)]  # each part's columns, to be let go one by one
+    parts.clear()
+    if not pending:
         return pd.DataFrame(columns=FINDING_COLUMNS)
-    table = pa.table({k: _sort_key(_joined([p[k] for p in parts])) for k in SORT_KEYS})
+    table = pa.table({k: _sort_key(_joined([p[k] for p in pending])) for k in SORT_KEYS})
     order = pc.sort_indices(table, sort_keys=[(k, "ascending") for k in SORT_KEYS]).to_numpy().copy()
     # Source and message only break ties of the spec's keys: the tied rows alone are sorted again by
     # (their run, source, message), which puts each run back in its own places.
@@ -201,12 +202,12 @@ def sorted_findings(parts: list[pd.DataFrame]) -> pd.DataFrame:
         run = np.concatenate([[0], np.cumsum(~same)])
         tied = np.flatnonzero(np.concatenate([same, [False]]) | np.concatenate([[False], same]))
         rows = order[tied]
-        ties = pa.table({"run": run[tied], "source": _sort_key(_gather([p["source"] for p in parts], rows)),
-                         "message": _sort_key(_gather([p["message"] for p in parts], rows))})
+        ties = pa.table({"run": run[tied], "source": _sort_key(_gather([p["source"] for p in pending], rows)),
+                         "message": _sort_key(_gather([p["message"] for p in pending], rows))})
         order[tied] = rows[pc.sort_indices(ties, sort_keys=[("run", "ascending"), ("source", "ascending"), ("message", "ascending")]).to_numpy()]
     columns = {}
     for col in FINDING_COLUMNS:
-        columns[col] = _gather([p.pop(col) for p in parts], order)
+        columns[col] = _gather([p.pop(col) for p in pending], order)
     return pd.DataFrame(columns, copy=False)
 
 
