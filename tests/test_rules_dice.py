@@ -92,6 +92,15 @@ def test_bfr311_collect_before_pay(tmp_path: Path) -> None:
     assert found(audit(tmp_path, dice(throws, bets), "BFR311")) == [("T2", None), ("T3", None)]
 
 
+def test_bfr311_a_payment_at_the_same_step_as_a_collection_is_not_after_it(tmp_path: Path) -> None:
+    throws = [throw("T1", 1, (2, 2, 3)), throw("T2", 2, (2, 2, 3))]
+    bets = [dbet("B1", "T1", "gran", collected=True, collect_seq=1), dbet("B2", "T1", "petit", payout_cents=1000, paid_seq=1),
+            dbet("B3", "T2", "gran", collected=True, collect_seq=1), dbet("B4", "T2", "petit", payout_cents=1000, paid_seq=2)]
+    f = audit(tmp_path, dice(throws, bets), "BFR311")
+    assert found(f) == [("T1", None)]
+    assert list(f["observed"]) == ["a payment at the same step as a collection"]
+
+
 def test_bfr312_touched_dice(tmp_path: Path) -> None:
     t = throw("T1", 1, (5, 5, 5), touched_before_announce=True)
     bets = [dbet("B1", target="gran", payout_cents=1000), dbet("B2", target="petit"), dbet("B3", target="petit", collected=True),

@@ -278,9 +278,11 @@ def launcher_rotation(ctx: Context) -> pd.DataFrame:
 )
 def collect_before_pay(ctx: Context) -> pd.DataFrame:
     """In a throw, every collection comes before every payment (collect_seq and paid_seq share one
-    sequence), and when an asos bet is collected the first collection is an asos bet.
+    sequence), and when an asos bet is collected the first collection is an asos bet. A payment at the
+    same step as a collection fails: the log does not show that collection first.
 
-    Passes: collect asos (1), collect gran (2), pay petit (3). Fails: pay petit (1), collect gran (2).
+    Passes: collect asos (1), collect gran (2), pay petit (3). Fails: pay petit (1), collect gran (2);
+    collect gran (1), pay petit (1).
     """
     b = _bets(ctx)
     t = _throws(ctx)
@@ -295,7 +297,7 @@ def collect_before_pay(ctx: Context) -> pd.DataFrame:
     np.maximum.at(last_collect, at[col], collect_seq[col])
     first_pay = np.full(n, np.inf)
     np.minimum.at(first_pay, at[paid], paid_seq[paid])
-    late = last_collect > first_pay
+    late = last_collect >= first_pay
     asos = (b["target"] == "asos").to_numpy(dtype=bool)
     has_asos = np.zeros(n, dtype=bool)
     has_asos[at[col & asos]] = True
@@ -311,7 +313,9 @@ def collect_before_pay(ctx: Context) -> pd.DataFrame:
         return no_hits()
     sel = t[bad]
     is_late = late[bad]
-    observed = pd.Series(np.where(is_late, "a payment before a collection", "first collection on " + first_target[bad].astype(str)), index=sel.index)
+    tied = (last_collect == first_pay)[bad]
+    observed = pd.Series(np.select([tied, is_late], ["a payment at the same step as a collection", "a payment before a collection"],
+                                   "first collection on " + first_target[bad].astype(str)), index=sel.index)
     expected = pd.Series(np.where(is_late, "all collections before payments", "first collection on asos"), index=sel.index)
     return hits(sel, round_col="throw_id", expected=expected, observed=observed)
 
