@@ -325,3 +325,36 @@ def test_infinite_numbers_are_bad_cells_in_every_format() -> None:
         values, bad, reason = parse_column(raw, revolutions)
         assert bad.tolist() == [False, True, True] and values.iloc[0] == 5.5 and values.iloc[1:].isna().all()
         assert list(reason[1:]) == ["not a finite number"] * 2
+
+
+# Cells around the edges of "an integer" and "a number" as written in CSV: blanks of every kind Python
+# calls whitespace, digits of other scripts, signs, exponents, decimals.
+EDGE_CELLS = ["1", " 2 ", "\t3\r", "\x0b4\x0c", "\xa05", "5\u3000", "\u20026\u2028", "7\x1c", "+6", "-7", "8.0", "8.5", "1e3", ".5",
+              "5.", "١٢", "٣.٥", "¹", "12\n", "\n12", " ", "x", "1 2", "123456789012345678", "1234567890123456789", "3.000", "0x10"]
+
+
+@pytest.mark.parametrize("ascii_only", [True, False])
+def test_number_cells_are_judged_by_the_contracts_patterns_and_never_crash(ascii_only: bool) -> None:
+    import re
+
+    from auditor.loading.coerce import parse_column
+    from auditor.schema import TABLES
+
+    # The oracle: the format's integer and number, ASCII digits with any blank Python knows around them,
+    # matched by Python's re. Digits of other scripts are bad cells (they ended the audit before).
+    oracle = {"int": r"\s*[+-]?[0-9]{1,18}(\.0*)?\s*", "float": r"\s*[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?\s*"}
+    cells = [c for c in EDGE_CELLS if c.isascii() or not ascii_only]  # all-ASCII columns take another path in pandas
+    columns = {"int": next(c for c in TABLES["cdf_coups"].columns if c.name == "bank_cents"),
+               "float": next(c for c in TABLES["wheel_spins"].columns if c.name == "revolutions")}
+    for kind, column in columns.items():
+        values, bad, _ = parse_column(pd.Series(cells, dtype="str"), column)
+        assert bad.tolist() == [re.fullmatch(oracle[kind], c) is None for c in cells], kind
+        assert values[~bad].notna().all(), kind  # a cell taken is a value, never a silent null
+
+
+def test_times_and_dates_in_other_scripts_digits_are_bad_cells(tmp_path: Path) -> None:
+    rows = [GOOD.format(n=n).split(",") for n in (1, 2, 3)]
+    rows[1][HEADER.split(",").index("ts")] = "٢٠٢٦-03-01T21:02:05+01:00"
+    rows[2][HEADER.split(",").index("bank_cents")] = "١٠٠٠٠"
+    bundle = load_bundle(_bundle(tmp_path, [",".join(r) for r in rows]))
+    assert list(bundle.quarantine["column"]) == ["ts", "bank_cents"] and list(bundle.quarantine["line"]) == [2, 3]
