@@ -209,7 +209,8 @@ def hits(
         "ts": frame[ts_col].array if ts_col and ts_col in frame else np.full(n, np.datetime64("NaT", "ns")),
         "expected": _column(frame, expected), "observed": _column(frame, observed),
         # A Categorical stays one: to_findings gathers the few file names by code.
-        "file": frame["_file"].array if "_file" in frame and isinstance(frame["_file"].dtype, pd.CategoricalDtype) else col("_file"), "line": frame["_line"].to_numpy() if "_line" in frame else 0, "detail": _column(frame, detail),
+        "file": frame["_file"].array if "_file" in frame and isinstance(frame["_file"].dtype, pd.CategoricalDtype) else col("_file"),
+        "line": frame["_line"].to_numpy() if "_line" in frame else 0, "detail": _column(frame, detail),
     }
     # Object columns otherwise: pandas 3 would infer a string dtype and turn None into NaN.
     return pd.DataFrame({k: pd.Series(v if isinstance(v, np.ndarray | pd.api.extensions.ExtensionArray) else np.full(n, v, dtype=object),
