@@ -6,6 +6,8 @@ import hashlib
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
 from helpers import CDF_TABLE, cdf, coup, stake_row, write_bundle
 from typer.testing import CliRunner
 
@@ -61,6 +63,24 @@ def test_junit_has_a_case_per_rule_and_table(tmp_path: Path) -> None:
     assert int(root.get("tests")) == len(cases) > 12
     failed = {c.get("classname") for c in cases if c.find("failure") is not None}
     assert {f"wheel_of_fortune.WHL2{n:02d}" for n in range(2, 13)} <= failed
+
+
+@pytest.mark.parametrize("sample", ["malformed-log", "dice-broken", "casino-month"])
+def test_junit_failures_hold_every_finding_including_those_that_name_no_table(tmp_path: Path, sample: str) -> None:
+    import json
+    import re
+
+    samples = Path(__file__).resolve().parent.parent / "samples"
+    runner.invoke(app, ["audit", str(samples / sample), "--out", str(tmp_path), "--format", "junit,jsonl"])
+    findings = [json.loads(line) for line in (tmp_path / "violations.jsonl").read_text(encoding="utf-8").splitlines()]
+    failures = ET.parse(tmp_path / "junit.xml").getroot().findall(".//failure")
+    counted = sum(int(re.match(r"(\d+) finding", f.get("message")).group(1)) for f in failures)  # type: ignore[arg-type, union-attr]
+    assert counted == len(findings)
+    unnamed = [f for f in findings if f["table_id"] is None]
+    assert unnamed  # each of these samples has some: an unreadable file, a dice set
+    bundle_text = "".join(c.find("failure").text for c in ET.parse(tmp_path / "junit.xml").getroot().iter("testcase")  # type: ignore[union-attr, misc]
+                          if c.get("name", "").endswith("(bundle)") and c.find("failure") is not None)
+    assert all(f["source"] in bundle_text for f in unnamed)
 
 
 def test_every_report_label_exists_in_both_languages() -> None:
