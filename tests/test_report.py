@@ -83,6 +83,19 @@ def test_junit_failures_hold_every_finding_including_those_that_name_no_table(tm
     assert all(f["source"] in bundle_text for f in unnamed)
 
 
+@pytest.mark.parametrize("sample", ["malformed-log", "casino-month"])
+def test_report_shows_every_rule_with_findings_and_its_total(tmp_path: Path, sample: str) -> None:
+    import json
+    import re
+
+    samples = Path(__file__).resolve().parent.parent / "samples"
+    runner.invoke(app, ["audit", str(samples / sample), "--out", str(tmp_path)])
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    shown = {m[0]: int(m[1]) for m in re.findall(r'<details class="rule" id="(\w+)".*?<summary>.*? — (\d+)</summary>', html, re.S)}
+    by_rule = json.loads((tmp_path / "summary.json").read_text())["findings"]["by_rule"]
+    assert shown == by_rule and sum(shown.values()) == len((tmp_path / "violations.jsonl").read_text().splitlines())
+
+
 def test_every_report_label_exists_in_both_languages() -> None:
     import re
 
