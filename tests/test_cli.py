@@ -210,6 +210,7 @@ def test_an_audit_that_cannot_finish_exits_2_not_1(tmp_path: Path) -> None:
 def test_an_audit_that_ran_no_rule_says_it_checked_nothing(tmp_path: Path) -> None:
     ignored = runner.invoke(app, ["audit", str(SAMPLES / "dice-clean"), "--out", str(tmp_path / "a"), "--ignore", "LOG,CDF,WHL,BFR,TRN"])
     assert ignored.exit_code == 0 and "leave no rule to run: the audit checked nothing" in ignored.stderr
+    assert "l'auditoria no ha comprovat res" in (tmp_path / "a" / "report.html").read_text(encoding="utf-8").replace("&#39;", "'")
     absent = runner.invoke(app, ["audit", str(SAMPLES / "dice-clean"), "--out", str(tmp_path / "b"), "--select", "TRN"])
     assert absent.exit_code == 0 and "none of the 8 rule(s) selected could run (no tournament" in absent.stderr
     some = runner.invoke(app, ["audit", str(SAMPLES / "dice-clean"), "--out", str(tmp_path / "c"), "--select", "BFR301"])
