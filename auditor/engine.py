@@ -191,13 +191,11 @@ def sorted_findings(parts: list[pd.DataFrame]) -> pd.DataFrame:
     order = pc.sort_indices(table, sort_keys=[(k, "ascending") for k in SORT_KEYS]).to_numpy().copy()
     # Source and message only break ties of the spec's keys: the tied rows alone are sorted again by
     # (their run, source, message), which puts each run back in its own places.
-    ranked = table.take(pa.array(order))
-    del table
     same = np.ones(len(order) - 1, dtype=bool)
-    for key in SORT_KEYS:
-        column = ranked.column(key)
+    for key in SORT_KEYS:  # one ranked key at a time: a sorted copy of all six is held by no step
+        column = table.column(key).take(pa.array(order))
         same &= pc.equal(column[1:], column[:-1]).to_numpy(zero_copy_only=False)
-    del ranked
+    del table, column
     if same.any():
         run = np.concatenate([[0], np.cumsum(~same)])
         tied = np.flatnonzero(np.concatenate([same, [False]]) | np.concatenate([[False], same]))
