@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.frames import arrow, is_arrow_text, iso_arrow, iso_text, release_unused_memory, text_array, text_series
+from auditor.figures import table_figures
 from auditor.i18n import label
 from auditor.loading import Bundle
 from auditor.rules import Rule
@@ -288,9 +289,11 @@ def run_audit(
     lang: str = "ca",
     progress: Callable[[str], None] | None = None,
     workers: int = DEFAULT_WORKERS,
+    figures: bool = True,
 ) -> AuditResult:
     """Run `rules` over `bundle`. Games are independent: with `workers` > 1 they run in threads
-    (numpy, pandas and Arrow release the GIL for most of their work), sharing the read-only frames."""
+    (numpy, pandas and Arrow release the GIL for most of their work), sharing the read-only frames.
+    `figures`: also work out the bundle's per-table figures in the same threads, for the outputs."""
     say = progress or (lambda _m: None)
     release_unused_memory()
     by_game: dict[str, list[Rule]] = {}
@@ -301,7 +304,12 @@ def run_audit(
             # Largest games first, so the two threads finish together.
             order = sorted(by_game, key=lambda g: -sum(len(bundle.frames.get(t, ())) for r in by_game[g] for t in r.tables))
             futures = {g: pool.submit(_run_game, bundle, ruleset, by_game[g], lang, say) for g in order}
+            # The per-table figures the outputs will show, worked out by whichever thread finishes
+            # its games first rather than after the rules, on one core.
+            pending = pool.submit(table_figures, bundle) if figures else None
             runs = {g: futures[g].result() for g in by_game}
+            if pending is not None:
+                pending.result()
     else:
         runs = {g: _run_game(bundle, ruleset, game_rules, lang, say) for g, game_rules in by_game.items()}
     parts = [p for r in runs.values() for p in r.parts]

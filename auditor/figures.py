@@ -80,6 +80,11 @@ def _per_table(rounds: pd.DataFrame, where: np.ndarray | None, items: pd.DataFra
 
 
 def table_figures(bundle: Bundle) -> pd.DataFrame:
+    """One row per table: what the summary, the report and junit show (computed once per bundle)."""
+    return bundle.derived("table_figures", lambda: _table_figures(bundle))
+
+
+def _table_figures(bundle: Bundle) -> pd.DataFrame:
     parts: list[pd.DataFrame] = []
     f = bundle.frames
     if "cdf_coups" in f and len(f["cdf_coups"]):

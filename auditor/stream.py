@@ -276,7 +276,7 @@ def audit_by_partition(
         frames = {**static.frames, **combined}
         q = pd.concat(group_q, ignore_index=True) if group_q else static.quarantine.iloc[0:0]
         bundle = Bundle(path, group_sources, frames, q, ids_seen, unread=unread)
-        result = run_audit(bundle, ruleset, group_rules, lang=lang, workers=workers)
+        result = run_audit(bundle, ruleset, group_rules, lang=lang, workers=workers, figures=False)  # a group's own rows are summed below
         mine = {s.name for s in group_sources}
         carried = set().union(*(_sources(c) for c in context.values())) if context else set()
         f = result.findings

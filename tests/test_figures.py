@@ -44,3 +44,18 @@ def test_parts_of_a_bundle_combine_exactly_even_past_int64() -> None:
     huge = combine_figures([part(2**62), part(2**62)])
     assert huge["staked_cents"].tolist() == [2**63] and huge["house_result_cents"].tolist() == [-(2**63)]
     assert combine_figures([]).empty
+
+
+def test_figures_worked_out_beside_the_rules_are_the_bundles_own() -> None:
+    from pathlib import Path
+
+    from auditor.engine import run_audit
+    from auditor.figures import _table_figures, table_figures
+    from auditor.loading import load_bundle
+    from auditor.rules import select_rules
+    from auditor.ruleset import load_ruleset
+
+    bundle = load_bundle(Path(__file__).resolve().parent.parent / "samples" / "casino-month")
+    result = run_audit(bundle, load_ruleset(), select_rules(), workers=2)
+    assert "table_figures" in bundle._derived  # computed in the rules' threads, not after them
+    pd.testing.assert_frame_equal(table_figures(result.bundle), _table_figures(load_bundle(bundle.path)))

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -25,6 +26,8 @@ from auditor.frames import arrow, first_occurrences, isin, positions
 from auditor.loading.coerce import as_text, coerce, finalize_dtypes
 from auditor.loading.readers import LineError, RawTable, UnreadableFile, read_raw
 from auditor.schema import REPORTED_ON, SETTLED_VIA_PARENT, TABLES, Table
+
+T = TypeVar("T")
 
 SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
 QUARANTINE_COLUMNS = ["rule", "table", "file", "line", "column", "reason", "value", "table_id", "round_id", "item_id"]
@@ -65,10 +68,17 @@ class Bundle:
     # record naming none of the ids read cannot be called an orphan.
     unread: set[str] = field(default_factory=set)
     _positions: dict[tuple[str, str, str], np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    _derived: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def name(self) -> str:
         return self.path.resolve().name
+
+    def derived(self, key: str, build: Callable[[], T]) -> T:
+        """`build()`, computed once per bundle: what several outputs read (the per-table figures)."""
+        if key not in self._derived:
+            self._derived[key] = build()
+        return self._derived[key]  # type: ignore[return-value]
 
     def parent_positions(self, child: str, key: str, parent: str) -> np.ndarray:
         """For each row of `child`, the row position in `parent` of the record its `key` names, -1
