@@ -111,10 +111,13 @@ def orphan(ctx: Context) -> pd.DataFrame:
                                   expected=parent, observed=frame[key],
                                   detail=_text(f"{name}.{key} names no record of {parent}")))
             if parent == "tables" and tables is not None and name in ROUND_TABLES:
-                kinds = tables["game"].to_numpy(dtype=object)
-                game = pd.Series(np.where(at >= 0, kinds[np.maximum(at, 0)] if len(kinds) else None, None), index=frame.index, dtype=object)
-                wrong = (game.notna() & (game != ROUND_TABLES[name])).to_numpy(dtype=bool)
+                # Each table's game judged once, then looked up by each round's table (1M rounds).
+                other = (tables["game"].notna() & (tables["game"] != ROUND_TABLES[name])).to_numpy(dtype=bool)
+                wrong = np.zeros(len(frame), dtype=bool)
+                wrong[at >= 0] = other[at[at >= 0]]
                 if wrong.any():
+                    kinds = tables["game"].to_numpy(dtype=object)
+                    game = pd.Series(np.where(at >= 0, kinds[np.maximum(at, 0)] if len(kinds) else None, None), index=frame.index, dtype=object)
                     found.append(hits(frame, wrong, round_col=round_col, ts_col=None,
                                       expected=ROUND_TABLES[name], observed=game.astype(object),
                                       detail=_text(f"{name}.{key} names a table of another game")))
