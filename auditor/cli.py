@@ -114,8 +114,9 @@ def audit(
     totals = summary["totals"]
     for code, error in result.errors.items():
         typer.echo(visible(f"auditor: error: rule {code} could not run: {error}"), err=True)
-    idle = [] if result.rules_run else [
-        f"none of the {len(rules)} rule(s) selected could run (" + some_of(sorted(set(result.rules_not_run.values()))) + "): the audit checked nothing"
+    idle = [] if result.rules_run and loaded.files else [
+        "the bundle holds no file of the log format: no play was audited" if not loaded.files
+        else f"none of the {len(rules)} rule(s) selected could run (" + some_of(sorted(set(result.rules_not_run.values()))) + "): the audit checked nothing"
         if rules else "--select and --ignore leave no rule to run: the audit checked nothing"]
     _notes(loaded.ignored, [*summary["bundle"]["manifest_notes"], *summary["ruleset"]["notes"], *idle])  # type: ignore[index]
     typer.echo(

@@ -14,6 +14,7 @@ LABELS: dict[str, dict[str, str]] = {
     "verdict_note": {"ca": "{n} incidències de gravetat {fail_on} o superior", "en": "{n} findings of severity {fail_on} or above"},
     "rules_applied": {"ca": "{run} de {total} regles aplicades", "en": "{run} of {total} rules run"},
     "nothing_checked": {"ca": "cap regla no s'ha aplicat: l'auditoria no ha comprovat res", "en": "no rule ran: the audit checked nothing"},
+    "no_files": {"ca": "el lot no té cap fitxer del format: no s'ha auditat cap jugada", "en": "the bundle holds no file of the log format: no play was audited"},
     "casino": {"ca": "Casino", "en": "Casino"},
     "period": {"ca": "Període auditat", "en": "Audit period"},
     "bundle": {"ca": "Lot de registres", "en": "Log bundle"},

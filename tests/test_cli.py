@@ -215,3 +215,10 @@ def test_an_audit_that_ran_no_rule_says_it_checked_nothing(tmp_path: Path) -> No
     assert absent.exit_code == 0 and "none of the 8 rule(s) selected could run (no tournament" in absent.stderr
     some = runner.invoke(app, ["audit", str(SAMPLES / "dice-clean"), "--out", str(tmp_path / "c"), "--select", "BFR301"])
     assert "checked nothing" not in some.stderr
+
+
+def test_an_empty_bundle_says_no_play_was_audited(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    result = runner.invoke(app, ["audit", str(tmp_path / "b"), "--out", str(tmp_path / "o"), "--lang", "en"])
+    assert result.exit_code == 0 and "the bundle holds no file of the log format: no play was audited" in result.stderr
+    assert "no play was audited" in (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
