@@ -153,7 +153,8 @@ def validate(
         raise fail(str(exc)) from None
     result = run_audit(loaded, load_ruleset(DEFAULT_RULESET), select_rules("LOG"), lang=lang, progress=tick)
     tick.done()
-    _notes(loaded.ignored, manifest_notes(loaded.manifest, [f.name for f in loaded.files]))
+    empty = [] if loaded.files else ["the bundle holds no file of the log format: nothing was checked"]
+    _notes(loaded.ignored, [*manifest_notes(loaded.manifest, [f.name for f in loaded.files]), *empty])
     for f in loaded.files:
         status = f"  ERROR {f.error}" if f.error else ""
         typer.echo(visible(f"{f.name}: read {f.rows_read}, audited {f.rows_audited}, quarantined {f.rows_quarantined}{status}"))

@@ -222,3 +222,5 @@ def test_an_empty_bundle_says_no_play_was_audited(tmp_path: Path) -> None:
     result = runner.invoke(app, ["audit", str(tmp_path / "b"), "--out", str(tmp_path / "o"), "--lang", "en"])
     assert result.exit_code == 0 and "the bundle holds no file of the log format: no play was audited" in result.stderr
     assert "no play was audited" in (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
+    checked = runner.invoke(app, ["validate", str(tmp_path / "b")])
+    assert checked.exit_code == 0 and "holds no file of the log format: nothing was checked" in checked.stderr
