@@ -14,8 +14,6 @@ from auditor.report.outputs import with_none
 from auditor.report.text import visible
 
 MAX_LISTED = 200
-
-
 BUNDLE = "(bundle)"  # the case of a rule's findings that name no table (a file that cannot be read)
 
 
