@@ -227,6 +227,14 @@ def text_array(values: pd.Series) -> pa.Array | None:
     converted in C for an object column of str; None when it holds anything but text."""
     if is_arrow_text(values):
         return arrow(values).cast(pa.large_string())
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        names = values.cat.categories
+        if len(names) and pd.api.types.infer_dtype(names, skipna=False) != "string":
+            return None
+        # The few names, then each value's by its code (-1, missing: null).
+        codes = values.cat.codes.to_numpy()
+        return pa.array(list(names), type=pa.large_string()).take(pa.array(codes, mask=codes < 0)) if len(names) else (
+            pa.nulls(len(values), type=pa.large_string()))
     if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
         return pa.array(values.to_numpy(dtype=object), type=pa.large_string(), from_pandas=True)
     return None

@@ -168,3 +168,11 @@ def test_iso_text_keeps_missing_times_missing() -> None:
     values = pd.Series(pd.to_datetime(["2026-03-01T21:04:05Z", None], utc=True))
     assert list(iso_text(values, micro=True, missing_as="?")) == ["2026-03-01T21:04:05+00:00", "?"]
     assert list(iso_text(values.iloc[:0], micro=True)) == []
+
+
+def test_text_array_of_categories_is_each_values_text() -> None:
+    from auditor.frames import text_array
+
+    assert text_array(pd.Series(pd.Categorical(["b", None, "a", "b"]))).to_pylist() == ["b", None, "a", "b"]  # type: ignore[union-attr]
+    assert text_array(pd.Series(pd.Categorical([None, None], categories=[]))).to_pylist() == [None, None]  # type: ignore[union-attr]
+    assert text_array(pd.Series(pd.Categorical([1, 2]))) is None  # not text: the caller ranks the values instead

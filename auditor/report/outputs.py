@@ -75,8 +75,9 @@ def _json_values(values: pd.Series) -> pa.Array:
     """Each value as json.dumps writes it, missing values (None, NaN, NA) as null. Text and integers
     are written by Arrow in C, whatever their mix in the column; any other value by the encoder
     itself, so the output is the same byte for byte."""
-    if is_arrow_text(values):
-        return _json_text(text_array(values))  # type: ignore[arg-type]
+    text = text_array(values) if is_arrow_text(values) or isinstance(values.dtype, pd.CategoricalDtype) else None
+    if text is not None:
+        return _json_text(text)
     raw = values.to_numpy(dtype=object)
     inferred = pd.api.types.infer_dtype(raw, skipna=True)
     if inferred in ("string", "empty", "integer"):  # one kind: no need to look at each value's type
