@@ -96,7 +96,9 @@ def _messages(summary: str, hits: pd.DataFrame, lang: str, with_values: bool) ->
         if not has_values.all():  # null where a hit has neither value: its part of the join is then empty
             values[0] = pc.if_else(pa.array(has_values), values[0], pa.scalar(None, type=pa.large_string()))
             values = [pc.fill_null(pc.binary_join_element_wise(*values, empty), empty)]
-    return pc.binary_join_element_wise(t(summary), detail, *values, t("."), empty)
+    joined = pc.binary_join_element_wise(t(summary), detail, *values, t("."), empty)
+    # Every part a scalar (no hit has a detail or a value): Arrow gives one scalar, the same for all.
+    return pa.repeat(joined, len(hits)) if isinstance(joined, pa.Scalar) else joined
 
 
 def _clean_value(v: object) -> object:

@@ -49,3 +49,16 @@ def test_findings_are_sorted_by_the_spec_keys_then_source_and_message_across_par
 def test_no_findings_is_an_empty_frame_with_every_column() -> None:
     assert list(sorted_findings([]).columns) == FINDING_COLUMNS
     assert sorted_findings([pd.DataFrame(columns=FINDING_COLUMNS)]).empty
+
+
+def test_findings_with_no_detail_and_no_values_have_the_rules_summary_as_message() -> None:
+    from auditor.engine import to_findings
+    from auditor.rules import REGISTRY
+
+    hits = pd.DataFrame({"table_id": ["T1", "T2"], "round_id": ["R1", "R2"], "item_id": [None, None],
+                         "ts": pd.to_datetime(["2026-03-01T21:00:00Z", None], utc=True), "expected": None, "observed": None,
+                         "file": ["a.csv", "a.csv"], "line": [3, 4], "detail": None})
+    for code in ("LOG005", "CDF120"):  # a log rule (values never in its message) and a game rule
+        rule = REGISTRY[code]
+        f = to_findings(rule, hits, "en")
+        assert list(f["message"]) == [rule.summary["en"] + "."] * 2 and list(f["source"]) == ["a.csv:3", "a.csv:4"]
