@@ -358,3 +358,24 @@ def test_times_and_dates_in_other_scripts_digits_are_bad_cells(tmp_path: Path) -
     rows[2][HEADER.split(",").index("bank_cents")] = "١٠٠٠٠"
     bundle = load_bundle(_bundle(tmp_path, [",".join(r) for r in rows]))
     assert list(bundle.quarantine["column"]) == ["ts", "bank_cents"] and list(bundle.quarantine["line"]) == [2, 3]
+
+
+def test_whole_floats_past_int64_in_an_integer_column_are_bad_cells_not_a_crash() -> None:
+    from auditor.loading.coerce import parse_column
+    from auditor.schema import TABLES
+
+    bank = next(c for c in TABLES["cdf_coups"].columns if c.name == "bank_cents")
+    raw = pd.Series([2500.0, 1e308, float("inf"), -float("inf"), 2.0**63, 2.5, float("nan"), -(2.0**63)])
+    values, bad, reason = parse_column(raw, bank)
+    assert bad.tolist() == [False, True, True, True, True, True, False, False]
+    assert values.iloc[0] == 2500 and values.iloc[-1] == -(2**63) and values.iloc[1:7].isna().all()
+    assert list(reason[1:6]) == ["an integer beyond the 64-bit range"] * 4 + ["not a whole number"]
+
+
+def test_a_jsonl_integer_written_as_a_huge_float_is_quarantined(tmp_path: Path) -> None:
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    rows = [{k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()} for i in (1, 2)]
+    rows[1]["bank_cents"] = 1e308
+    (tmp_path / "cdf_coups.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    bundle = load_bundle(tmp_path)
+    assert list(bundle.quarantine["line"]) == [2] and "64-bit" in bundle.quarantine.iloc[0]["reason"]

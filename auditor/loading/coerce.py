@@ -83,8 +83,12 @@ def _parse_int(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
         # Already integers (Parquet): keep the column as it is, no copy.
         return raw, pd.Series(False, index=raw.index), ""
     if pd.api.types.is_float_dtype(raw.dtype):
-        bad = raw.notna() & (raw != np.floor(raw))
-        return raw.where(~bad).astype("Int64"), bad, "not a whole number"
+        # A float holds whole numbers no int64 can (1e308, infinity): a bad cell, not a failed cast.
+        whole = (raw == np.floor(raw)).fillna(False).astype(bool)
+        fits = ((raw >= -(2.0**63)) & (raw < 2.0**63)).fillna(False).astype(bool)
+        bad = raw.notna() & ~(whole & fits)
+        reason = np.where(whole, "an integer beyond the 64-bit range", "not a whole number")
+        return raw.where(~bad).astype("Int64"), bad, reason  # type: ignore[return-value]
     text = as_text(raw)
     ok = _fullmatch(text, INT_PATTERN)
     bad = text.notna() & ~ok
