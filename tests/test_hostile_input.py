@@ -143,6 +143,17 @@ def test_control_characters_in_a_cell_keep_junit_parseable_and_show_in_the_repor
     assert any(f["observed"] == "x\x01\x1b[31mRED\x00" for f in found)  # the machine-readable value stays exact
 
 
+def test_unicode_line_separators_in_a_cell_keep_one_finding_a_line(tmp_path: Path) -> None:
+    value = "a\u2028b\u2029c\x85d"
+    write_bundle(tmp_path / "b", cdf([coup("C1", bank_event=value), coup("C2", bank_event="e\u2028")]))
+    result = audit(tmp_path / "b", tmp_path / "o")
+    assert result.exit_code == 1
+    text = (tmp_path / "o" / "violations.jsonl").read_text(encoding="utf-8")
+    found = [json.loads(line) for line in text.splitlines()]  # the way many readers split lines
+    assert len(found) == text.count("\n") and "\u2028" not in text
+    assert {f["observed"] for f in found if f["rule"] == "LOG001"} >= {value, "e\u2028"}  # the values stay exact
+
+
 @pytest.mark.parametrize("name", ["cdf_coups.csv.gz", "cdf_coups.jsonl.gz", "cdf_coups.csv"])
 def test_text_beyond_the_size_limit_is_refused_without_reading_it_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     monkeypatch.setenv("AUDITOR_MAX_TEXT_BYTES", str(1 << 20))

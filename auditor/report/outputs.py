@@ -118,14 +118,33 @@ WRITE_ROWS = 200_000  # findings encoded at a time: bounds the memory the text o
 
 
 def write_violations(findings: pd.DataFrame, path: Path) -> None:
-    """One finding a line, as json.dumps(dict) with the fields in FINDING_COLUMNS order writes it."""
+    """One finding a line, as json.dumps(dict) with the fields in FINDING_COLUMNS order writes it, but
+    for the three characters some readers take for line ends (`_LINE_BREAKS`), written as escapes."""
     with path.open("wb") as fh:
         for start in range(0, len(findings), WRITE_ROWS):
             part = findings.iloc[start : start + WRITE_ROWS]
             pieces: list[pa.Array | pa.Scalar] = []
             for i, column in enumerate(FINDING_COLUMNS):
                 pieces += [_t(("{" if i == 0 else ", ") + f'"{column}": '), _json_values(part[column])]
-            fh.write(text_bytes(pc.binary_join_element_wise(*pieces, _t("}\n"), _t(""))))
+            fh.write(text_bytes(_one_line(pc.binary_join_element_wise(*pieces, _t("}\n"), _t("")))))
+
+
+# Characters that JSON leaves as they are but that many line readers (Python's str.splitlines among
+# them) take for line ends: escaped, so that each finding is one line for every reader.
+_LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def _one_line(lines: pa.Array) -> pa.Array:
+    data = np.concatenate([text_bytes(lines), np.zeros(2, dtype=np.uint8)])
+    # Their UTF-8 is C2 85, E2 80 A8 and E2 80 A9: only the bytes after a C2 or an E2 are looked at.
+    at = np.flatnonzero((data[:-2] == 0xC2) | (data[:-2] == 0xE2))
+    nel = (data[at] == 0xC2) & (data[at + 1] == 0x85)
+    separator = (data[at] == 0xE2) & (data[at + 1] == 0x80) & ((data[at + 2] == 0xA8) | (data[at + 2] == 0xA9))
+    if not (nel | separator).any():
+        return lines
+    for char, escape in _LINE_BREAKS.items():
+        lines = pc.replace_substring(lines, char, escape)
+    return lines
 
 
 def failing(findings: pd.DataFrame, fail_on: str) -> int:
