@@ -161,12 +161,11 @@ def to_findings(rule: Rule, hits: pd.DataFrame, lang: str) -> pd.DataFrame:
 
 def _file_text(values: pd.Series) -> pa.Array:
     """Each hit's file name as Arrow text ("" where none): a rule's rows name their files by category
-    code, so the few names are gathered rather than converted one Python string per finding."""
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        names = pa.array(np.asarray(values.cat.categories, dtype=object).tolist() + [""], type=pa.large_string())
-        codes = values.cat.codes.to_numpy()
-        return names.take(pa.array(np.where(codes >= 0, codes, len(names) - 1)))
-    return pa.array(values.astype(object).fillna("").to_numpy(dtype=object), type=pa.large_string())
+    code, and `text_array` gathers the few names rather than one Python string per finding."""
+    text = text_array(values)
+    if text is None:
+        text = pa.array(values.astype(object).fillna("").to_numpy(dtype=object), type=pa.large_string())
+    return pc.fill_null(text, "")
 
 
 def _ids(values: pd.Series) -> pd.Series:

@@ -38,10 +38,6 @@ def with_none(values: pd.DataFrame) -> pd.DataFrame:
     return out.where(~missing, None) if missing.to_numpy().any() else out
 
 
-def _plain(values: pd.Series) -> list[object]:
-    return with_none(values).tolist()  # type: ignore[arg-type]
-
-
 def _t(text: str) -> pa.Scalar:
     return pa.scalar(text, type=pa.large_string())
 

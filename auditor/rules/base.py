@@ -218,7 +218,6 @@ def hits(
                          for k, v in columns.items()})
 
 
-
 def no_hits() -> pd.DataFrame:
     return pd.DataFrame(columns=HIT_COLUMNS)
 
