@@ -311,7 +311,7 @@ def audit_by_partition(
     findings.append(final.findings)
     run.update({r.code: r for r in final.rules_run})
     errors.update(final.errors)
-    all_findings = sorted_findings(findings) if any(len(f) for f in findings) else final.findings
+    all_findings = sorted_findings(findings)
     figures.append(table_figures(static))
     fig = combine_figures(figures)
     frames = {**static.frames, **{t: pd.concat(v, ignore_index=True) for t, v in evidence.items()}}

@@ -134,7 +134,7 @@ def build_context(result: AuditResult, summary: dict[str, object], lang: str, pe
     shown = findings.groupby("rule", sort=False).head(per_rule) if len(findings) else findings
     shown = with_none(shown)
     evidence = dict(zip(shown.index, _evidence(result, shown), strict=True)) if len(shown) else {}
-    totals = findings.groupby("rule").size().to_dict() if len(findings) else {}
+    totals: dict[str, int] = summary["findings"]["by_rule"]  # type: ignore[index]  # counted once, by the summary
     groups = []
     for game in GAME_ORDER:
         rules = []
@@ -148,7 +148,7 @@ def build_context(result: AuditResult, summary: dict[str, object], lang: str, pe
             })
         if rules:
             groups.append({"game": game, "name": game_name(game, lang), "rules": rules})
-    by_rule = findings.groupby("rule").size().sort_values(ascending=False).to_dict() if len(findings) else {}
+    by_rule = pd.Series(totals, dtype=np.int64).sort_values(ascending=False).to_dict()
     # Days of the casino's calendar, as the summary's period: a night's play is one day.
     # Each distinct time is parsed once (a rule firing on millions of bets repeats its spins' times).
     stamps = findings["ts"].value_counts() if len(findings) else pd.Series([], dtype=np.int64)
