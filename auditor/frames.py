@@ -57,8 +57,52 @@ def positions(keys: pd.Series, ids: pd.Series) -> np.ndarray:
         return np.full(len(keys), -1, dtype=np.int64)
     if value_set.type != left.type:
         value_set = value_set.cast(left.type)
+    merged = _sorted_positions(left, value_set)
+    if merged is not None:
+        return merged
     found = pc.index_in(left, value_set=value_set, skip_nulls=True)
     return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+
+
+def _sorted_positions(keys: pa.Array, ids: pa.Array) -> np.ndarray | None:
+    """`positions` without hashing, for the way logs are written: ids in increasing order, each the
+    same number of bytes (C00000001), and items grouped by their round. Each run of equal keys is
+    looked up once, by binary search among the ids compared as the fixed-width bytes they are; a key
+    of another length cannot equal any id. None (hash instead) when the data is not so."""
+    if not pa.types.is_large_string(keys.type) or ids.null_count or len(keys) < 2 or len(ids) < 2:
+        return None
+    width = _fixed_width(ids)
+    if width is None or not pc.all(pc.less(ids[:-1], ids[1:])).as_py():
+        return None
+    change = pc.fill_null(pc.not_equal(keys[:-1], keys[1:]), True)  # a null is a run of its own
+    run = np.zeros(len(keys), dtype=np.int64)  # each key's run of equal keys
+    np.cumsum(change.to_numpy(zero_copy_only=False), out=run[1:])
+    if run[-1] >= len(keys) // 2:
+        return None  # items not grouped by their round: one hash lookup a key is quicker
+    starts = np.flatnonzero(np.diff(run, prepend=-1))
+    run_keys = keys.take(pa.array(starts))
+    sized = pc.fill_null(pc.equal(pc.binary_length(run_keys), width), False)
+    found = np.full(len(starts), -1, dtype=np.int64)
+    if pc.any(sized).as_py():
+        probe, sorted_ids = _as_fixed_bytes(run_keys.filter(sized), width), _as_fixed_bytes(ids, width)
+        at = np.minimum(np.searchsorted(sorted_ids, probe), len(sorted_ids) - 1)
+        found[sized.to_numpy(zero_copy_only=False)] = np.where(sorted_ids[at] == probe, at, -1)
+    return found[run]
+
+
+def _fixed_width(text: pa.Array) -> int | None:
+    """The byte length every value of `text` has, if they all have the same one (not zero)."""
+    lengths = pc.min_max(pc.binary_length(text)).as_py()
+    return lengths["min"] if lengths["min"] == lengths["max"] and lengths["min"] else None
+
+
+def _as_fixed_bytes(text: pa.Array, width: int) -> np.ndarray:
+    """Large string values of one byte length as a numpy array of that many bytes each, without a
+    copy. numpy compares them as bytes, as Arrow does; the zero padding it strips cannot make two
+    values of the same length equal."""
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset : text.offset + len(text) + 1]
+    data = np.frombuffer(text.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+    return data.view(f"S{width}")
 
 
 def join_on_key(

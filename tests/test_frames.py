@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -59,6 +61,44 @@ def test_positions_never_match_nulls() -> None:
     ids = pd.Series(["a", None, "b"], dtype="str")
     keys = pd.Series([None, "b", "x", "a"], dtype="str")
     assert positions(keys, ids).tolist() == [-1, 2, -1, 0]
+
+
+def _first_position(keys: list[str | None], ids: list[str | None]) -> list[int]:
+    first: dict[str, int] = {}
+    for i, v in enumerate(ids):
+        if v is not None:
+            first.setdefault(v, i)
+    return [first.get(k, -1) if k is not None else -1 for k in keys]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_positions_of_logs_written_in_order_match_a_dictionary(seed: int) -> None:
+    """Items grouped by round take the binary-search path; disorder, gaps, keys before the first or
+    after the last id, ids of other lengths, non-ASCII ids and nulls must give what a dict gives."""
+    rng = random.Random(seed)  # numpy's strings would drop trailing NULs
+    width = rng.randint(1, 3)
+    alphabet = ["0", "1", "9", "\x00", "é"][: rng.randint(2, 5 if seed % 5 else 4)]  # é: two bytes
+    pool = sorted({"".join(rng.choices(alphabet, k=width)) for _ in range(40)})
+    ids = [v for v in pool if rng.random() < 0.7] or pool[:1]
+    keys: list[str | None] = sorted(rng.choices(pool, k=rng.randint(2, 60)))
+    if seed % 5 == 1:  # one key out of order
+        i = rng.randrange(len(keys) - 1)
+        keys[i], keys[-1] = keys[-1], keys[i]
+    if seed % 5 == 2:
+        ids = ids + ["0" * (width + 1)]  # an id of another length
+    if seed % 5 == 3 and len(ids) > 1:
+        ids = ids[::-1]  # ids not increasing
+    if seed % 5 == 4:
+        keys = keys + [None]
+    got = positions(pd.Series(keys, dtype="str"), pd.Series(ids, dtype="str"))
+    assert got.tolist() == _first_position(keys, ids)
+
+
+def test_positions_by_binary_search_finds_runs_gaps_and_other_lengths() -> None:
+    ids = pd.Series([f"C{i:04d}" for i in range(0, 20, 2)], dtype="str")  # C0000, C0002, ... C0018
+    keys = pd.Series(["B9999", "C0000", "C0000", "C0001", "C0002", "C0018", "C0018", "C0019", "D0000",
+                      "C000", None, None, "C00022", "C0004", "C0004", "C0002"], dtype="str")
+    assert positions(keys, ids).tolist() == [-1, 0, 0, -1, 1, 9, 9, -1, -1, -1, -1, -1, -1, 2, 2, 1]
 
 
 def test_in_sorted_is_isin() -> None:
