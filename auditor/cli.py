@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -243,6 +244,10 @@ def main() -> None:
     from auditor.frames import use_lean_memory_pool
 
     use_lean_memory_pool()
+    # What is loaded by now (the interpreter, pandas, pyarrow, the rules) lives as long as the process:
+    # kept out of the collector's generations, it is not walked again each time the report's many
+    # small objects set off a collection (outputs of 13M rows: 0.70 s -> 0.60 s).
+    gc.freeze()
     try:
         app()
     except KeyboardInterrupt:

@@ -117,6 +117,9 @@ def child(bundle: Path, out: Path, workers: int | None) -> None:
     from auditor.ruleset import load_ruleset
 
     use_lean_memory_pool()  # as the CLI does
+    import gc
+
+    gc.freeze()  # as the CLI does
     t = {}
     started = time.perf_counter()
     loaded = load_bundle(bundle)
