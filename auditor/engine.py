@@ -46,7 +46,7 @@ def format_ts(values: pd.Series) -> pd.Series:
     """ISO 8601 in UTC with an explicit offset, microseconds only when there are some; null stays null."""
     if values.empty:
         return pd.Series(None, index=values.index, dtype=object)
-    return pd.Series(iso_text(_utc(values), micro=True), index=values.index, dtype=object)
+    return pd.Series(iso_text(_utc(values), micro=True), index=values.index, dtype=object, copy=False)
 
 
 def _utc(values: pd.Series) -> pd.Series:
@@ -148,8 +148,8 @@ def to_findings(rule: Rule, hits: pd.DataFrame, lang: str) -> pd.DataFrame:
         "table_id": _ids(hits["table_id"]), "round_id": _ids(hits["round_id"]), "item_id": _ids(hits["item_id"]),
         "ts": text_series(iso_arrow(_utc(hits["ts"]), micro=True), index),  # missing: NaN
         # dtype=object: pandas 3 would infer a string dtype and turn None into NaN.
-        "expected": pd.Series(_clean_values(hits["expected"]), index=index, dtype=object),
-        "observed": pd.Series(_clean_values(hits["observed"]), index=index, dtype=object),
+        "expected": pd.Series(_clean_values(hits["expected"]), index=index, dtype=object, copy=False),
+        "observed": pd.Series(_clean_values(hits["observed"]), index=index, dtype=object, copy=False),
         # Message and source are never missing: Arrow-backed text, without a Python string per finding
         # (4M findings: gigabytes and seconds). Log findings' details already quote the offending cell.
         "message": text_series(_messages(rule.summary[lang], hits, lang, with_values=rule.game != "log"), index),
@@ -177,7 +177,7 @@ def _ids(values: pd.Series) -> pd.Series:
     text = text_array(values)
     if text is None:
         raw = values.to_numpy(dtype=object)
-        return pd.Series(np.where(pd.notna(raw), raw, None), index=values.index, dtype=object)
+        return pd.Series(np.where(pd.notna(raw), raw, None), index=values.index, dtype=object, copy=False)
     return text_series(text, values.index)
 
 
@@ -222,11 +222,11 @@ def _gather(chunks: list[pd.Series], rows: np.ndarray) -> pd.Series:
     index = pd.RangeIndex(len(rows))
     if all(isinstance(c.dtype, pd.CategoricalDtype) for c in chunks):
         # Categories in text order, so that grouping by them orders as grouping text would.
-        return pd.Series(union_categoricals([c.array for c in chunks], sort_categories=True).take(rows), index=index)
+        return pd.Series(union_categoricals([c.array for c in chunks], sort_categories=True).take(rows), index=index, copy=False)
     if all(is_arrow_text(c) for c in chunks):
         text = pa.chunked_array([arrow(c).cast(pa.large_string()) for c in chunks], type=pa.large_string())
         return text_series(text.take(pa.array(rows)).combine_chunks(), index)
-    return pd.Series(_joined(chunks).array.take(rows), index=index)
+    return pd.Series(_joined(chunks).array.take(rows), index=index, copy=False)
 
 
 def _sort_key(values: pd.Series) -> pa.Array:

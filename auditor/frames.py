@@ -130,7 +130,7 @@ def join_on_key(
     for col in columns:
         values = right[col].array
         taken = pd.api.extensions.take(values, at, allow_fill=True) if missing.any() else values.take(at)
-        out[col] = pd.Series(taken, index=left.index)
+        out[col] = pd.Series(taken, index=left.index, copy=False)  # pandas would copy the fresh array
     if position:
         out[position] = at
     return out
@@ -286,7 +286,7 @@ def text_array(values: pd.Series) -> pa.Array | None:
 
 def text_series(text: pa.Array, index: pd.Index) -> pd.Series:
     """Arrow text as a pandas str column (missing: NaN), without copying it."""
-    return pd.Series(text.to_pandas().array, index=index)
+    return pd.Series(text.to_pandas().array, index=index, copy=False)
 
 
 _PER_SECOND = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}

@@ -169,14 +169,14 @@ class Ruleset:
         idx = np.searchsorted(starts, days.to_numpy(dtype="datetime64[ns]"), side="right") - 1
         idx = np.clip(idx, 0, len(starts) - 1)
         values = np.array([v for _, v in param.values], dtype=object)
-        return pd.Series(values[idx], index=when.index).infer_objects()
+        return pd.Series(values[idx], index=when.index, copy=False).infer_objects()
 
     def lookup(self, name: str, keys: pd.Series, when: pd.Series | None = None) -> pd.Series:
         """A table-valued parameter looked up per row: e.g. the odds of each bet's symbol (NaN for a
         key the table does not hold)."""
         param = self.param(name)
         if len(param.values) == 1 or when is None:
-            return pd.Series(_map_table(keys, param.values[-1][1] if when is None else param.values[0][1]), index=keys.index)
+            return pd.Series(_map_table(keys, param.values[-1][1] if when is None else param.values[0][1]), index=keys.index, copy=False)
         out = np.full(len(keys), np.nan)
         days = self._local(when)
         for i, (since, table) in enumerate(param.values):
@@ -184,7 +184,7 @@ class Ruleset:
             hi = pd.Timestamp(param.values[i + 1][0]) if i + 1 < len(param.values) else pd.Timestamp.max
             mask = ((days >= lo) & (days < hi)).to_numpy(dtype=bool)
             out[mask] = _map_table(keys[mask], table)
-        return pd.Series(out, index=keys.index)
+        return pd.Series(out, index=keys.index, copy=False)
 
     def _local(self, when: pd.Series) -> pd.Series:
         """Times as the wall-clock time of the ruleset's country (dates, which have no zone, as they are)."""

@@ -218,7 +218,7 @@ def voluntary_garage(ctx: Context) -> pd.DataFrame:
     rule_b = (position >= 2) & (c["garage_cents"] <= half)
     voluntary = (c["garage_kind"] == "voluntary").fillna(False) & (c["garage_cents"] > 0)
     bad = voluntary & ~(rule_a | rule_b)
-    allowed = pd.Series(np.maximum(np.where(rule_a.to_numpy(), winnings, 0), np.where(position >= 2, half, 0)), index=c.index)
+    allowed = pd.Series(np.maximum(np.where(rule_a.to_numpy(), winnings, 0), np.where(position >= 2, half, 0)), index=c.index, copy=False)
     return hits(c, bad, round_col="coup_id", expected=lambda f: "<= " + allowed[f.index].astype(str), observed=c["garage_cents"])
 
 
