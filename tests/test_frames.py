@@ -216,3 +216,12 @@ def test_text_array_of_categories_is_each_values_text() -> None:
     assert text_array(pd.Series(pd.Categorical(["b", None, "a", "b"]))).to_pylist() == ["b", None, "a", "b"]  # type: ignore[union-attr]
     assert text_array(pd.Series(pd.Categorical([None, None], categories=[]))).to_pylist() == [None, None]  # type: ignore[union-attr]
     assert text_array(pd.Series(pd.Categorical([1, 2]))) is None  # not text: the caller ranks the values instead
+
+
+def test_positions_of_slices_of_larger_columns() -> None:
+    """Rows filtered out of a frame leave its Arrow text sliced (an offset into shared buffers)."""
+    ids = pd.Series([f"C{i:04d}" for i in range(0, 40, 2)], dtype="str")
+    keys = pd.Series(sorted([f"C{i:04d}" for i in range(40)] * 3), dtype="str")
+    for skip_keys, skip_ids in [(0, 1), (1, 0), (5, 3)]:
+        k, i = keys.iloc[skip_keys:], ids.iloc[skip_ids:]
+        assert positions(k, i).tolist() == _first_position(k.tolist(), i.tolist())
