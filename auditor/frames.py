@@ -97,12 +97,10 @@ def _fixed_width(text: pa.Array) -> int | None:
 
 
 def _as_fixed_bytes(text: pa.Array, width: int) -> np.ndarray:
-    """Large string values of one byte length as a numpy array of that many bytes each, without a
-    copy. numpy compares them as bytes, as Arrow does; the zero padding it strips cannot make two
-    values of the same length equal."""
-    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset : text.offset + len(text) + 1]
-    data = np.frombuffer(text.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
-    return data.view(f"S{width}")
+    """Text values all `width` bytes long (not zero) as a numpy array of that many bytes each,
+    uncopied. numpy compares them as bytes, as Arrow does; the zero padding it strips cannot make
+    two values of the same length equal."""
+    return text_bytes(text).view(f"S{width}")
 
 
 def join_on_key(
