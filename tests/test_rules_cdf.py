@@ -191,6 +191,21 @@ def test_cdf121_counts_each_shoe_of_each_table_apart(tmp_path: Path) -> None:
     assert found(audit(tmp_path, tables, "CDF121")) == [("C24", None)]
 
 
+def test_cdf121_takes_the_decks_in_force_on_each_coups_day(tmp_path: Path) -> None:
+    """A shoe of one deck from 2026-03-03 (a dated ruleset value): the same two K♥ pass the day before."""
+    text = (RULESET_DIR / "decret-455-2025.toml").read_text(encoding="utf-8")
+    start = text.index("[parameters.decks]")
+    custom = tmp_path / "one-deck.toml"
+    custom.write_text(text[:start] + text[start:].replace("values = { 2025-12-10 = 6 }", "values = { 2025-12-10 = 6, 2026-03-03 = 1 }", 1),
+                      encoding="utf-8")
+    kh = {"player_cards": "KH KH", "banker_cards": "QS 7D"}
+    coups = [coup("C1", **kh), coup("C2", shoe_id="S2", coup_no=1, ts=at(86400), **kh)]  # 2026-03-02, then 03-03
+    bundle = load_bundle(write_bundle(tmp_path / "b", cdf(coups)))
+    f = run_audit(bundle, load_ruleset(custom), select_rules("CDF121"), lang="en").findings
+    assert found(f) == [("C2", None)]
+    assert (f.iloc[0]["expected"], f.iloc[0]["observed"]) == ("<= 1 × KH", "2 × KH")
+
+
 def test_cdf121_the_313th_card_of_a_shoe(tmp_path: Path) -> None:
     cards = [r + s for r in "A23456789TJQK" for s in "SHDC"]  # 52 cards, 6 to a coup: 52 coups deal 312
     deck = cards * 6
