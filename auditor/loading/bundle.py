@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,15 +67,15 @@ class Bundle:
     # Tables with a file that could not be read (or was refused): the ids it holds are unknown, so a
     # record naming none of the ids read cannot be called an orphan.
     unread: set[str] = field(default_factory=set)
-    _positions: dict[tuple[str, str, str], np.ndarray] = field(default_factory=dict, repr=False, compare=False)
-    _derived: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
+    _derived: dict[Hashable, object] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def name(self) -> str:
         return self.path.resolve().name
 
-    def derived(self, key: str, build: Callable[[], T]) -> T:
-        """`build()`, computed once per bundle: what several outputs read (the per-table figures)."""
+    def derived(self, key: Hashable, build: Callable[[], T]) -> T:
+        """`build()`, computed once per bundle: what several rules or outputs read (the items' round
+        positions, the per-table figures)."""
         if key not in self._derived:
             self._derived[key] = build()
         return self._derived[key]  # type: ignore[return-value]
@@ -83,13 +83,10 @@ class Bundle:
     def parent_positions(self, child: str, key: str, parent: str) -> np.ndarray:
         """For each row of `child`, the row position in `parent` of the record its `key` names, -1
         when the parent has no such (audited) record. Computed once per bundle: the rules that join
-        items to their rounds and the rule on orphans share one hash lookup."""
-        memo = (child, key, parent)
-        if memo not in self._positions:
-            id_column = TABLES[parent].id_column
-            assert id_column, f"{parent} has no id column"
-            self._positions[memo] = positions(self.frames[child][key], self.frames[parent][id_column])
-        return self._positions[memo]
+        items to their rounds and the rule on orphans share one lookup."""
+        id_column = TABLES[parent].id_column
+        assert id_column, f"{parent} has no id column"
+        return self.derived(("positions", child, key, parent), lambda: positions(self.frames[child][key], self.frames[parent][id_column]))
 
 
 def inside_bundle(root: Path, path: Path) -> bool:
