@@ -74,12 +74,12 @@ def _sorted_positions(keys: pa.Array, ids: pa.Array) -> np.ndarray | None:
     width = _fixed_width(ids)
     if width is None or not pc.all(pc.less(ids[:-1], ids[1:])).as_py():
         return None
-    change = pc.fill_null(pc.not_equal(keys[:-1], keys[1:]), True)  # a null is a run of its own
-    run = np.zeros(len(keys), dtype=np.int64)  # each key's run of equal keys
-    np.cumsum(change.to_numpy(zero_copy_only=False), out=run[1:])
-    if run[-1] >= len(keys) // 2:
+    change = pc.fill_null(pc.not_equal(keys[:-1], keys[1:]), True).to_numpy(zero_copy_only=False)  # a null is a run of its own
+    starts = np.flatnonzero(np.r_[True, change])
+    if len(starts) > len(keys) // 2:
         return None  # items not grouped by their round: one hash lookup a key is quicker
-    starts = np.flatnonzero(np.diff(run, prepend=-1))
+    run = np.zeros(len(keys), dtype=np.int64)  # each key's run of equal keys
+    np.cumsum(change, out=run[1:])
     run_keys = keys.take(pa.array(starts))
     sized = pc.fill_null(pc.equal(pc.binary_length(run_keys), width), False)
     found = np.full(len(starts), -1, dtype=np.int64)
