@@ -410,7 +410,7 @@ def six_decks(ctx: Context) -> pd.DataFrame:
     flagged = pd.DataFrame({"row": rows[over], "card": flat[over], "copies": copies[over], "nth": nth[over], "oc": over_card[over], "os": over_shoe[over]})
     first = flagged.groupby("row", sort=True).first()
     names = np.array([r + s for r in cdf.RANKS for s in cdf.SUITS])
-    decks_at = pd.Series(ctx.param_array("decks", order["ts"])[first.index.to_numpy()], index=first.index)
+    decks_at = pd.Series(ctx.param_array("decks", order["ts"].iloc[first.index.to_numpy()]), index=first.index)
     expected = np.where(first["oc"], "<= " + decks_at.astype(str) + " × " + names[first["card"]], "<= " + (decks_at * 52).astype(str) + " cards")
     observed = np.where(first["oc"], first["copies"].astype(str) + " × " + names[first["card"]], first["nth"].astype(str) + " cards")
     sel = order.iloc[first.index.to_numpy()]
