@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import sys
@@ -241,13 +240,9 @@ def version() -> None:
 
 
 def main() -> None:
-    from auditor.frames import use_lean_memory_pool
+    from auditor.frames import set_up_audit_process
 
-    use_lean_memory_pool()
-    # What is loaded by now (the interpreter, pandas, pyarrow, the rules) lives as long as the process:
-    # kept out of the collector's generations, it is not walked again each time the report's many
-    # small objects set off a collection (outputs of 13M rows: 0.70 s -> 0.60 s).
-    gc.freeze()
+    set_up_audit_process()
     try:
         app()
     except KeyboardInterrupt:

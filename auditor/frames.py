@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+import gc
 from collections.abc import Callable
 from typing import Literal
 
@@ -402,6 +403,16 @@ def use_lean_memory_pool() -> None:
         pa.set_memory_pool(pa.jemalloc_memory_pool())
     except (NotImplementedError, pa.ArrowNotImplementedError):
         pass
+
+
+def set_up_audit_process() -> None:
+    """What an audit's process does once, after its imports, the CLI's and the benchmark's alike:
+    Arrow's lean pool; then what is loaded by now (the interpreter, pandas, pyarrow, the rules), which
+    lives as long as the process, kept out of the collector's generations, so that it is not walked
+    again each time the report's many small objects set off a collection (outputs of 13M rows:
+    0.70 s -> 0.60 s)."""
+    use_lean_memory_pool()
+    gc.freeze()
 
 
 def release_unused_memory() -> None:

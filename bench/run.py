@@ -87,13 +87,13 @@ def pyarrow_read(bundle: Path, into_pandas: bool = False) -> tuple[float, int]:
 
 
 def child_by_partition(bundle: Path, out: Path) -> None:
-    from auditor.frames import use_lean_memory_pool
+    from auditor.frames import set_up_audit_process
     from auditor.report.outputs import build_summary, write_summary, write_violations
     from auditor.rules import select_rules
     from auditor.ruleset import load_ruleset
     from auditor.stream import audit_by_partition
 
-    use_lean_memory_pool()
+    set_up_audit_process()  # as the CLI does
     started = time.perf_counter()
     result, figures, period = audit_by_partition(bundle, load_ruleset(), select_rules())  # default batch: 2M rows a step
     out.mkdir(parents=True, exist_ok=True)
@@ -109,17 +109,14 @@ def child_by_partition(bundle: Path, out: Path) -> None:
 def child(bundle: Path, out: Path, workers: int | None) -> None:
     """Runs in its own process so that its peak memory is the audit's alone."""
     from auditor.engine import DEFAULT_WORKERS, run_audit
-    from auditor.frames import use_lean_memory_pool
+    from auditor.frames import set_up_audit_process
     from auditor.loading import load_bundle
     from auditor.report.html import write_html
     from auditor.report.outputs import build_summary, write_summary, write_violations
     from auditor.rules import select_rules
     from auditor.ruleset import load_ruleset
 
-    use_lean_memory_pool()  # as the CLI does
-    import gc
-
-    gc.freeze()  # as the CLI does
+    set_up_audit_process()  # as the CLI does
     t = {}
     started = time.perf_counter()
     loaded = load_bundle(bundle)
