@@ -9,6 +9,7 @@ import json
 import os
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -16,6 +17,7 @@ from helpers import CDF_TABLE, cdf, coup, write_bundle
 from typer.testing import CliRunner
 
 from auditor.cli import app
+from auditor.report import outputs
 
 runner = CliRunner()
 
@@ -152,6 +154,21 @@ def test_unicode_line_separators_in_a_cell_keep_one_finding_a_line(tmp_path: Pat
     found = [json.loads(line) for line in text.splitlines()]  # the way many readers split lines
     assert len(found) == text.count("\n") and "\u2028" not in text
     assert {f["observed"] for f in found if f["rule"] == "LOG001"} >= {value, "e\u2028"}  # the values stay exact
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 8, 1 << 20])
+def test_line_breaks_are_found_wherever_they_fall_in_the_bytes(monkeypatch: pytest.MonkeyPatch, block: int) -> None:
+    # Small blocks put breaks across every edge; the bytes are drawn from the breaks' own pieces.
+    monkeypatch.setattr(outputs, "_BLOCK", block)
+    rng = np.random.default_rng(block)
+    pieces = [b"a", b"\xc2", b"\x85", b"\xe2", b"\x80", b"\xa8", b"\xa9", b"\xc3", b"\n"]
+    seen = set()
+    for _ in range(3000):
+        data = b"".join(pieces[k] for k in rng.integers(0, len(pieces), rng.integers(0, 24)))
+        expected = any(brk in data for brk in (b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9"))
+        assert outputs.has_line_breaks(np.frombuffer(data, dtype=np.uint8)) == expected, data
+        seen.add(expected)
+    assert seen == {True, False}
 
 
 @pytest.mark.parametrize("name", ["cdf_coups.csv.gz", "cdf_coups.jsonl.gz", "cdf_coups.csv"])

