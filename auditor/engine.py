@@ -190,7 +190,7 @@ def sorted_findings(parts: list[pd.DataFrame]) -> pd.DataFrame:
     parts.clear()
     if not pending:
         return pd.DataFrame(columns=FINDING_COLUMNS)
-    table = pa.table({k: _sort_key(_joined([p[k] for p in pending])) for k in SORT_KEYS})
+    table = pa.table({k: _joined_sort_key([p[k] for p in pending]) for k in SORT_KEYS})
     order = pc.sort_indices(table, sort_keys=[(k, "ascending") for k in SORT_KEYS]).to_numpy().copy()
     # Source and message only break ties of the spec's keys: the tied rows alone are sorted again by
     # (their run, source, message), which puts each run back in its own places.
@@ -227,6 +227,16 @@ def _gather(chunks: list[pd.Series], rows: np.ndarray) -> pd.Series:
         text = pa.chunked_array([arrow(c).cast(pa.large_string()) for c in chunks], type=pa.large_string())
         return text_series(text.take(pa.array(rows)).combine_chunks(), index)
     return pd.Series(_joined(chunks).array.take(rows), index=index, copy=False)
+
+
+def _joined_sort_key(chunks: list[pd.Series]) -> pa.Array:
+    """`_sort_key` of the chunks laid end to end. Text chunks are keyed one by one and their keys
+    joined: the rule's own fields are categories of one value each, which pandas would join by
+    turning every finding's value into a Python string (4M findings: 0.8 s)."""
+    keys = [text_array(c) for c in chunks]
+    if all(k is not None for k in keys):
+        return pa.concat_arrays([pc.fill_null(k, "") for k in keys])  # type: ignore[union-attr]
+    return _sort_key(_joined(chunks))
 
 
 def _sort_key(values: pd.Series) -> pa.Array:
