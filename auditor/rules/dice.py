@@ -235,7 +235,7 @@ def _stint_overrun(ctx: Context, column: str) -> pd.DataFrame:
     start = t["ts"].groupby(stint).transform("min")
     served = t["ts"] - start
     bad = served > limit
-    return hits(t, bad, round_col="throw_id", expected=lambda f: "<= " + pd.Series(limit, index=t.index)[f.index].dt.total_seconds().div(60).astype(int).astype(str) + " min",
+    return hits(t, bad, round_col="throw_id", expected=lambda f: "<= " + pd.Series(limit, index=t.index, copy=False)[f.index].dt.total_seconds().div(60).astype(int).astype(str) + " min",
                 observed=lambda f: served[f.index].dt.total_seconds().div(60).round(1).astype(str) + " min since " + iso(start[f.index]))
 
 
@@ -374,4 +374,4 @@ def seats(ctx: Context) -> pd.DataFrame:
     b = _bets(ctx)
     limit = ctx.param_array("table_seats", b["ts"])
     bad = (b["seat"] > limit).fillna(False)
-    return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=lambda f: "<= " + pd.Series(limit, index=b.index)[f.index].astype(str), observed=b["seat"].astype(object))
+    return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=lambda f: "<= " + pd.Series(limit, index=b.index, copy=False)[f.index].astype(str), observed=b["seat"].astype(object))

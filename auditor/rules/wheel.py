@@ -104,7 +104,7 @@ def minimum_revolutions(ctx: Context) -> pd.DataFrame:
     s = _spins(ctx)
     need = ctx.param("min_revolutions", s["ts"])
     bad = s["settled"] & (s["revolutions"] < need)
-    return hits(s, bad, round_col="spin_id", expected=lambda f: ">= " + pd.Series(need, index=s.index)[f.index].astype(str), observed=s["revolutions"])
+    return hits(s, bad, round_col="spin_id", expected=lambda f: ">= " + pd.Series(need, index=s.index, copy=False)[f.index].astype(str), observed=s["revolutions"])
 
 
 @rule(
