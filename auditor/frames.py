@@ -200,6 +200,10 @@ def first_occurrences(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
     if not ids[0].is_valid:
         k = 0
     if k < max(1, n // 2):
+        if len(broken) * 32 <= n:
+            merged = _first_by_sorting(ids)
+            if merged is not None:
+                return merged
         return _first_by_dictionary(ids)
     codes = np.arange(n, dtype=np.int64)
     if k == n:
@@ -217,6 +221,44 @@ def first_occurrences(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
     rest_codes, rest_distinct = first_occurrences(tail.take(pa.array(rest, type=pa.int64())))
     codes[k:][rest] = np.where(rest_codes >= 0, k + rest[np.maximum(rest_codes, 0)], -1)
     return codes, pa.concat_arrays([head, rest_distinct])
+
+
+def _first_by_sorting(ids: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
+    """`first_occurrences` for ids written in a few increasing runs (a file a day, or a day's file table
+    by table, each in id order): numpy's stable sort of the ids as fixed-width bytes merges the runs
+    and brings equal ids together, each group's first row first. 13M ids in 1,300 runs: 0.5 s, where
+    hashing them took 2.3 s. None when the ids are not text that can be made of one width."""
+    if not (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)):
+        return None
+    present = ids.drop_null() if ids.null_count else ids
+    if not len(present):
+        return None
+    padded, width = present, _fixed_width(present)
+    if width is None:
+        # Ids of several lengths (S001960238, C00500569-ABON): NUL bytes after the shorter ones keep
+        # every two ids apart as long as no id holds a NUL itself. Not ASCII: widths still differ.
+        if (text_bytes(present) == 0).any():
+            return None
+        padded = pc.utf8_rpad(present, width=pc.max(pc.binary_length(present)).as_py(), padding="\x00")
+        width = _fixed_width(padded)
+        if width is None:
+            return None
+    keys = _as_fixed_bytes(padded, width)
+    order = np.argsort(keys, kind="stable")
+    ranked = keys[order]
+    new = np.empty(len(ranked), dtype=bool)
+    new[0] = True
+    np.not_equal(ranked[1:], ranked[:-1], out=new[1:])
+    firsts = order[new]  # each distinct id's first row among the present ones
+    first = np.empty(len(present), dtype=np.int64)
+    first[order] = firsts[np.cumsum(new) - 1]
+    distinct = present.take(pa.array(np.sort(firsts)))  # in the order they first occur, as hashing gives
+    if not ids.null_count:
+        return first, distinct
+    at = np.flatnonzero(ids.is_valid().to_numpy(zero_copy_only=False))
+    codes = np.full(len(ids), -1, dtype=np.int64)
+    codes[at] = at[first]
+    return codes, distinct
 
 
 def _first_by_dictionary(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:

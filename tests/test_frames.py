@@ -152,6 +152,40 @@ def test_first_occurrences_agrees_with_a_dictionary(seed: int) -> None:
         assert sorted(distinct.to_pylist()) == sorted({v for v in values if v is not None})
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_first_occurrences_of_ids_written_in_runs_agree_with_a_dictionary(seed: int) -> None:
+    """Files a day, each in id order: a few increasing runs, merged by sorting rather than hashed.
+    Repeats within and across runs, nulls, ids of several lengths, and ids that cannot be padded
+    to one width (a NUL byte, two-byte characters) must all give what a dictionary gives."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(300, 3000))
+    ids: list[str | None] = [f"B{i:05d}" for i in range(n)]
+    cut = sorted({0, n, *map(int, rng.integers(0, n, int(rng.integers(2, 8))))})
+    runs = [ids[a:b] for a, b in zip(cut[:-1], cut[1:], strict=True)]
+    rng.shuffle(runs)  # type: ignore[arg-type]
+    values: list[str | None] = [v for run in runs for v in run]
+    for _ in range(int(rng.integers(0, 8))):  # repeats, each inside a run or across runs
+        values.insert(int(rng.integers(0, len(values))), values[int(rng.integers(0, len(values)))])
+    if seed % 3 == 1:
+        values[int(rng.integers(0, len(values)))] = None
+    if seed % 4 == 2:  # another kind of id, longer: C00012-ABON
+        values[int(rng.integers(0, len(values)))] = "C00012-ABON"
+        values.append("C00012-ABON")
+    if seed % 5 == 3:
+        values[int(rng.integers(0, len(values)))] = ["B00001\x00", "Bé", ""][seed % 3]
+    for kind in (pa.string(), pa.large_string()):
+        codes, distinct = first_occurrences(pa.array(values, type=kind))
+        assert codes.tolist() == _naive_first(values)
+        assert distinct.to_pylist() == list(dict.fromkeys(v for v in values if v is not None))
+
+
+def test_ids_that_differ_only_by_trailing_nul_bytes_stay_apart() -> None:
+    values = [f"B{i:03d}" for i in range(200, 400)] + [f"B{i:03d}" for i in range(0, 200)] + ["B001\x00", "B001"]
+    codes, distinct = first_occurrences(pa.array(values, type=pa.large_string()))
+    assert codes.tolist() == _naive_first(values)
+    assert len(distinct) == 401
+
+
 def _keeps_order(frame: pd.DataFrame, by: list[str]) -> bool:
     return bool((frame.sort_values(by, kind="stable").index == frame.index).all())
 
