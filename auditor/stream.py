@@ -19,8 +19,10 @@ read its ids, gives one finding per file of records whose parent it cannot know.
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -29,8 +31,8 @@ import pyarrow.parquet as pq
 
 from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit, sorted_findings
 from auditor.figures import combine_figures, table_figures
-from auditor.frames import arrow, first_occurrences, isin
-from auditor.loading.bundle import Bundle, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required
+from auditor.frames import arrow, first_occurrences, isin, stable_sorted
+from auditor.loading.bundle import LOAD_THREADS, Bundle, LoadedFiles, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required
 from auditor.loading.coerce import as_text
 from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame, repeated_names
 from auditor.report.outputs import data_period
@@ -40,6 +42,7 @@ from auditor.schema import REPORTED_ON, TABLES
 
 BIG = ("cdf_coups", "cdf_stakes", "wheel_spins", "wheel_bets", "dice_throws", "dice_bets")
 LOG_EVERYWHERE = ("LOG001", "LOG002", "LOG003")
+T = TypeVar("T")
 
 
 class StreamError(Exception):
@@ -97,44 +100,71 @@ def layout(path: Path) -> Layout:
     return Layout(parts, static)
 
 
-def _first_pass(path: Path, lay: Layout) -> tuple[dict[str, pa.Array], dict[str, set[str]], set[str]]:
+def _first_pass(path: Path, lay: Layout, threads: int = 1) -> tuple[dict[str, pa.Array], dict[str, set[str]], set[str]]:
     """Every id of every partitioned table (for LOG003), the ids that occur more than once (the
     candidates for LOG002, decided in the second pass among the rows that pass LOG001, as the whole
     audit does), and the tables with a part that cannot be audited (its ids unknown, as
-    `Bundle.unread`): reads the id columns and the footers only."""
+    `Bundle.unread`): reads the id columns and the footers only, `threads` tables at once."""
     ids: dict[str, pa.Array] = {}
     repeated: dict[str, set[str]] = {}
     unread: set[str] = set()
-    for table, keyed in lay.parts.items():
-        column = TABLES[table].id_column
-        seen: list[pa.Array] = []
-        for key in sorted(keyed):
-            try:
-                if not inside_bundle(path, keyed[key]):
-                    raise UnreadableFile("outside the bundle")  # never read (reported by the second pass)
-                part = open_parquet(keyed[key])
-                names = part.schema_arrow.names
-                if repeated_names(names) or missing_required(TABLES[table], names):
-                    raise UnreadableFile("refused by the second pass")
-                if not column:
-                    continue
-                # Converted as the second pass converts the part, so that both passes see the same ids.
-                values = parquet_frame(part.read(columns=[column]))[column]
-            except (pa.ArrowException, OSError, KeyError, ValueError, TypeError, OverflowError, UnreadableFile):
-                unread.add(table)  # the second pass reports the part itself
-                continue
-            seen.append(arrow(as_text(values)).cast(pa.large_string()))
-        if not column:
+    for table, (every, broken) in _each_table(lambda t: _table_ids(path, t, lay.parts[t]), list(lay.parts), threads):
+        if broken:
+            unread.add(table)
+        if every is None:
             continue
-        if not seen:
-            ids[table] = pa.array([], type=pa.large_string())
-            continue
-        every = pa.concat_arrays(seen)
         first, ids[table] = first_occurrences(every)
         later = np.flatnonzero((first >= 0) & (first != np.arange(len(first))))
         if len(later):
             repeated[table] = set(every.take(pa.array(later, type=pa.int64())).to_pylist())
     return ids, repeated, unread
+
+
+def _table_ids(path: Path, table: str, keyed: dict[str, Path]) -> tuple[pa.Array | None, bool]:
+    """The ids of every readable part of `table`, in group order (None: the table has no id column),
+    and whether a part could not be read (the second pass reports the part itself)."""
+    column = TABLES[table].id_column
+    seen: list[pa.Array] = []
+    broken = False
+    for key in sorted(keyed):
+        try:
+            if not inside_bundle(path, keyed[key]):
+                raise UnreadableFile("outside the bundle")  # never read (reported by the second pass)
+            part = open_parquet(keyed[key])
+            names = part.schema_arrow.names
+            if repeated_names(names) or missing_required(TABLES[table], names):
+                raise UnreadableFile("refused by the second pass")
+            if not column:
+                continue
+            # Converted as the second pass converts the part, so that both passes see the same ids.
+            values = parquet_frame(part.read(columns=[column]))[column]
+        except (pa.ArrowException, OSError, KeyError, ValueError, TypeError, OverflowError, UnreadableFile):
+            broken = True
+            continue
+        seen.append(arrow(as_text(values)).cast(pa.large_string()))
+    if not column:
+        return None, broken
+    return (pa.concat_arrays(seen) if seen else pa.array([], type=pa.large_string())), broken
+
+
+def _load_group(path: Path, parts: dict[str, list[Path]], threads: int) -> list[tuple[str, tuple[LoadedFiles, pd.DataFrame | None]]]:
+    """Each table's parts of one group, read and typed (`load_files`) with their clean rows (None:
+    no row), in the order of `parts`: `threads` tables at once, as the whole audit loads them."""
+    def one(table: str) -> tuple[LoadedFiles, pd.DataFrame | None]:
+        loaded = load_files(TABLES[table], [(part, part.relative_to(path).as_posix()) for part in parts[table]], path)
+        return loaded, (clean_rows(TABLES[table], loaded.typed, loaded.is_clean) if len(loaded.typed) else None)
+
+    return _each_table(one, list(parts), threads)
+
+
+def _each_table(work: Callable[[str], T], tables: list[str], threads: int) -> list[tuple[str, T]]:
+    """`work` on each table, `threads` at once (Arrow's reading and hashing release the GIL), the
+    answers in the order of `tables`."""
+    if threads <= 1 or len(tables) <= 1:
+        return [(t, work(t)) for t in tables]
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        futures = [pool.submit(work, t) for t in tables]
+        return [(t, f.result()) for t, f in zip(tables, futures, strict=True)]
 
 
 def _quarantine_duplicates(table: str, clean: pd.DataFrame, repeated: set[str], first_seen: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -160,9 +190,9 @@ def _quarantine_duplicates(table: str, clean: pd.DataFrame, repeated: set[str], 
     return clean[~mask].reset_index(drop=True), duplicate_rows(table, clean[mask], first_at)
 
 
-def _last_runs(frame: pd.DataFrame, order: list[str], column: str, gap: pd.Timedelta | None = None) -> np.ndarray:
-    """Rows of each table's last run of equal `column` values (a pause longer than `gap` ends a run)."""
-    f = frame.sort_values(order, kind="stable")
+def _last_runs(f: pd.DataFrame, column: str, gap: pd.Timedelta | None = None) -> np.ndarray:
+    """Labels of the rows of each table's last run of equal `column` values in `f` (rows in replay
+    order); a pause longer than `gap` ends a run."""
     new = (f["table_id"] != f["table_id"].shift()) | (f[column] != f[column].shift())
     if gap is not None:
         new = new | ((f["ts"] - f["ts"].shift()) > gap).fillna(True)
@@ -176,21 +206,21 @@ def _context(frames: dict[str, pd.DataFrame], ruleset: Ruleset) -> dict[str, pd.
     out: dict[str, pd.DataFrame] = {}
     coups = frames.get("cdf_coups")
     if coups is not None and len(coups):
-        order = ["table_id", "ts", "shoe_id", "coup_no", "_file", "_line"]
-        keep = np.union1d(_last_runs(coups, order, "shoe_id"), _last_runs(coups, order, "banker_id"))
+        ordered = stable_sorted(coups, ["table_id", "ts", "shoe_id", "coup_no", "_file", "_line"])
+        keep = np.union1d(_last_runs(ordered, "shoe_id"), _last_runs(ordered, "banker_id"))
         out["cdf_coups"] = coups.loc[keep]
         stakes = frames.get("cdf_stakes")
         if stakes is not None and len(stakes):
             out["cdf_stakes"] = stakes[isin(stakes["coup_id"], out["cdf_coups"]["coup_id"])]
     spins = frames.get("wheel_spins")
     if spins is not None and len(spins):
-        s = spins.sort_values(["table_id", "ts_open", "ts_no_more_bets", "_file", "_line"], kind="stable")
+        s = stable_sorted(spins, ["table_id", "ts_open", "ts_no_more_bets", "_file", "_line"])
         out["wheel_spins"] = s.groupby("table_id", observed=True).tail(1)
     throws = frames.get("dice_throws")
     if throws is not None and len(throws):
-        order = ["table_id", "ts", "_file", "_line"]
+        ordered = stable_sorted(throws, ["table_id", "ts", "_file", "_line"])
         gap = pd.Timedelta(minutes=float(ruleset.value("session_gap_minutes")))  # type: ignore[arg-type]
-        keep = np.union1d(_last_runs(throws, order, "dice_set_id", gap), _last_runs(throws, order, "launcher_id", gap))
+        keep = np.union1d(_last_runs(ordered, "dice_set_id", gap), _last_runs(ordered, "launcher_id", gap))
         out["dice_throws"] = throws.loc[keep]
     return out
 
@@ -214,15 +244,16 @@ DEFAULT_BATCH_ROWS = 2_000_000
 
 def audit_by_partition(
     path: Path, ruleset: Ruleset, rules: list[Rule], lang: str = "ca", progress: Callable[[str], None] | None = None,
-    batch_rows: int = DEFAULT_BATCH_ROWS, workers: int = DEFAULT_WORKERS,
+    batch_rows: int = DEFAULT_BATCH_ROWS, workers: int = DEFAULT_WORKERS, threads: int = LOAD_THREADS,
 ) -> tuple[AuditResult, pd.DataFrame, dict[str, str | None]]:
-    """(result, per-table figures, period) of an audit group by group."""
+    """(result, per-table figures, period) of an audit group by group; `threads` tables are read at
+    once (the result does not depend on it)."""
     say = progress or (lambda _m: None)
     lay = layout(path)
     partitioned = set(lay.parts)
-    static = load_bundle(path, progress=say, tables=lay.static)
+    static = load_bundle(path, progress=say, tables=lay.static, threads=threads)
     say("reading ids of every part")
-    ids, repeated, unread = _first_pass(path, lay)
+    ids, repeated, unread = _first_pass(path, lay, threads)
     unread |= static.unread
     first_seen: dict[str, dict[str, str]] = {table: {} for table in repeated}
     ids_seen = {**static.ids_seen, **ids}
@@ -245,16 +276,12 @@ def audit_by_partition(
         own: dict[str, pd.DataFrame] = {}
         group_q: list[pd.DataFrame] = []
         group_sources: list[SourceFile] = []
-        for table in TABLES:
-            parts = [lay.parts[table][key] for key in keys if key in lay.parts.get(table, {})]
-            if not parts:
-                continue
-            loaded = load_files(TABLES[table], [(part, part.relative_to(path).as_posix()) for part in parts], path)
+        group_parts = {t: [lay.parts[t][key] for key in keys if key in lay.parts.get(t, {})] for t in TABLES}
+        for table, (loaded, clean) in _load_group(path, {t: p for t, p in group_parts.items() if p}, threads):
             group_sources += loaded.sources
             group_q += loaded.quarantine
-            if not len(loaded.typed):
+            if clean is None:
                 continue
-            clean = clean_rows(TABLES[table], loaded.typed, loaded.is_clean)
             clean, dq = _quarantine_duplicates(table, clean, repeated.get(table, set()), first_seen.get(table, {}))
             if len(dq):
                 group_q.append(dq)
