@@ -194,7 +194,8 @@ def sequence(ctx: Context) -> pd.DataFrame:
     coups = ctx.frame("cdf_coups")
     if coups.empty:
         return no_hits()
-    c = stable_sorted(coups, SHOE_ORDER)
+    # Only the columns read here: when the log is not in shoe order, the sort copies each of them.
+    c = stable_sorted(coups[["coup_id", "table_id", "shoe_id", "coup_no", "ts", "_file", "_line"]], SHOE_ORDER)
     same = same_shoe_as_previous(c)
     prev_no = c["coup_no"].shift().where(same, 0).astype("int64")
     expected_no = prev_no + 1
