@@ -372,6 +372,21 @@ def test_whole_floats_past_int64_in_an_integer_column_are_bad_cells_not_a_crash(
     assert list(reason[1:6]) == ["an integer beyond the 64-bit range"] * 4 + ["not a whole number"]
 
 
+def test_a_jsonl_integer_beside_a_fraction_keeps_every_digit(tmp_path: Path) -> None:
+    """pyarrow types a JSON column holding integers and a fraction as floats, which hold integers
+    exactly only up to 2**53: the large amount must come through digit for digit, not one cent off."""
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    rows = [{k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()} for i in (1, 2, 3, 4)]
+    rows[0]["bank_cents"] = 2**53 + 1
+    rows[1]["bank_cents"] = 1.5
+    rows[2]["bank_cents"] = -(2**62) - 1
+    rows[3]["bank_cents"] = 1e17  # as in a CSV cell, a float is no integer amount
+    (tmp_path / "cdf_coups.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    bundle = load_bundle(tmp_path)
+    assert list(bundle.quarantine["line"]) == [2, 3, 4]  # 1.5 and 1e17 are no amounts; -2**62-1 is negative
+    assert bundle.frames["cdf_coups"]["bank_cents"].tolist() == [2**53 + 1]
+
+
 def test_a_jsonl_integer_written_as_a_huge_float_is_quarantined(tmp_path: Path) -> None:
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
     rows = [{k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()} for i in (1, 2)]
