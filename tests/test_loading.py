@@ -387,6 +387,18 @@ def test_a_jsonl_integer_beside_a_fraction_keeps_every_digit(tmp_path: Path) -> 
     assert bundle.frames["cdf_coups"]["bank_cents"].tolist() == [2**53 + 1]
 
 
+def test_a_jsonl_integer_column_with_a_missing_value_keeps_every_digit(tmp_path: Path) -> None:
+    """pyarrow hands pandas an integer column with nulls as floats unless told otherwise."""
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    rows = [{k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()} for i in (1, 2)]
+    rows[0]["bank_cents"] = 2**53 + 1
+    rows[1]["bank_cents"] = None
+    (tmp_path / "cdf_coups.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    bundle = load_bundle(tmp_path)
+    assert list(bundle.quarantine["line"]) == [2] and "required" in bundle.quarantine.iloc[0]["reason"]
+    assert bundle.frames["cdf_coups"]["bank_cents"].tolist() == [2**53 + 1]
+
+
 def test_a_jsonl_integer_written_as_a_huge_float_is_quarantined(tmp_path: Path) -> None:
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
     rows = [{k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()} for i in (1, 2)]

@@ -265,7 +265,7 @@ def _read_jsonl_fast(data: bytes, text_columns: list[str]) -> RawTable | None:
         return None
     present = [n for n in text_columns if n in table.column_names]
     table = table.select([c for c in table.column_names if c in present or c not in text_columns])
-    frame = table.to_pandas()
+    frame = exact_frame(table)
     return RawTable(frame, np.arange(1, len(frame) + 1, dtype=np.int64))
 
 
@@ -343,7 +343,13 @@ def parquet_frame(table: pa.Table) -> pd.DataFrame:
                 table = table.set_column(i, column.name, table.column(i).cast(pa.large_string()))
             except pa.ArrowInvalid:
                 pass  # not UTF-8: its cells are reported as written
-    nullable = [n for n, col in zip(names, table.columns, strict=True) if col.type in _NULLABLE and col.null_count]
+    return exact_frame(table)
+
+
+def exact_frame(table: pa.Table) -> pd.DataFrame:
+    """The table as pandas, integer and boolean columns with nulls as pandas' nullable types: pyarrow
+    would make them floats, which round integers past 2**53. Uses up `table`."""
+    nullable = [f.name for f in table.schema if f.type in _NULLABLE and table.column(f.name).null_count]
     extra = {n: table.column(n).to_pandas(types_mapper=_NULLABLE.get) for n in nullable}
     # One block per column (no consolidating copy), each Arrow column freed once converted.
     frame = table.drop_columns(nullable).to_pandas(split_blocks=True, self_destruct=True)
