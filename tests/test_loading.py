@@ -372,6 +372,14 @@ def test_whole_floats_past_int64_in_an_integer_column_are_bad_cells_not_a_crash(
     assert list(reason[1:6]) == ["an integer beyond the 64-bit range"] * 4 + ["not a whole number"]
 
 
+@pytest.mark.parametrize("data", [b"", b"\n", b"\r\n\r\n", b"a", b"a\n", b"a\r\n\n", b"a\nb", b"a\n\n" + b"\n" * 5000,
+                                  b"\n" * 9000, b"x" * 5000 + b"\r\n", b"x" * 4095 + b"\n", b"\n" * 4095 + b"x" + b"\n" * 4097])
+def test_the_end_of_a_text_without_its_line_ends_is_found_without_copying_it(data: bytes) -> None:
+    from auditor.loading.readers import _end_of_text
+
+    assert _end_of_text(data) == len(data.rstrip(b"\r\n"))
+
+
 def test_a_jsonl_integer_beside_a_fraction_keeps_every_digit(tmp_path: Path) -> None:
     """pyarrow types a JSON column holding integers and a fraction as floats, which hold integers
     exactly only up to 2**53: the large amount must come through digit for digit, not one cent off."""

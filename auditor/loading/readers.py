@@ -128,13 +128,22 @@ def _open_bytes(path: Path) -> bytes:
     return data
 
 
+def _end_of_text(data: bytes) -> int:
+    """Where `data` ends without its trailing line ends: `len(data.rstrip(b"\r\n"))` without the copy
+    of the whole text that rstrip makes (a gigabyte held twice while the file is parsed)."""
+    tail = data[-4096:]
+    kept = tail.rstrip(b"\r\n")
+    return len(data) - len(tail) + len(kept) if kept or len(tail) == len(data) else len(data.rstrip(b"\r\n"))
+
+
 def repeated_names(names: list[str]) -> list[str]:
     """Column names a file gives more than once: which of its columns is meant cannot be told."""
     return sorted(n for n, k in Counter(names).items() if k > 1)
 
 
 def _header(data: bytes) -> list[str]:
-    first = data.split(b"\n", 1)[0].rstrip(b"\r")
+    newline = data.find(b"\n")
+    first = (data[:newline] if newline >= 0 else data).rstrip(b"\r")  # not split(): it copies the rest
     if first.startswith(b"\xef\xbb\xbf"):
         first = first[3:]
     try:
@@ -152,11 +161,11 @@ def _header(data: bytes) -> list[str]:
 
 def read_csv(path: Path) -> RawTable:
     data = _open_bytes(path)
-    if not data.strip():
+    if not data or data.isspace():
         raise UnreadableFile("the file is empty (no header row)")
     names = _header(data)
-    body = data.rstrip(b"\r\n")
-    if b"\n\n" in body or b"\n\r\n" in body:
+    end = _end_of_text(data)
+    if data.find(b"\n\n", 0, end) >= 0 or data.find(b"\n\r\n", 0, end) >= 0:
         # pyarrow skips blank lines, and the rows after one would be numbered one line too early:
         # read line by line, where a line's number is its place in the file.
         return _read_csv_slow(data, names)
@@ -238,12 +247,12 @@ def _json_cell(value: object) -> object:
     return value
 
 
-def _read_jsonl_fast(data: bytes, text_columns: list[str]) -> RawTable | None:
+def _jsonl_table(data: bytes, text_columns: list[str]) -> pa.Table | None:
     """pyarrow's JSON reader, with text columns declared as strings so that no value is reinterpreted
     (an ISO string inferred as a timestamp would hide a missing offset). None when it cannot be used:
     a malformed line, a value of another JSON type, blank lines (line numbers would shift)."""
-    body = data.rstrip(b"\r\n")
-    if not body or b"\n\n" in body or b"\n\r\n" in body or body[:1].isspace():
+    end = _end_of_text(data)
+    if not end or data.find(b"\n\n", 0, end) >= 0 or data.find(b"\n\r\n", 0, end) >= 0 or data[:1].isspace():
         return None
     schema = pa.schema([(name, pa.string()) for name in text_columns])
     try:
@@ -261,12 +270,10 @@ def _read_jsonl_fast(data: bytes, text_columns: list[str]) -> RawTable | None:
         # (9007199254740993 becomes ...992, and 1e17 would pass for an amount): the careful path
         # reads each number as written, as a CSV cell is read.
         return None
-    if table.num_rows != body.count(b"\n") + 1:
+    if table.num_rows != data.count(b"\n", 0, end) + 1:
         return None
     present = [n for n in text_columns if n in table.column_names]
-    table = table.select([c for c in table.column_names if c in present or c not in text_columns])
-    frame = exact_frame(table)
-    return RawTable(frame, np.arange(1, len(frame) + 1, dtype=np.int64))
+    return table.select([c for c in table.column_names if c in present or c not in text_columns])
 
 
 def _beyond_exact_floats(values: pa.ChunkedArray) -> bool:
@@ -280,9 +287,11 @@ def read_jsonl(path: Path, text_columns: list[str] | None = None) -> RawTable:
     data = _open_bytes(path)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    fast = _read_jsonl_fast(data, text_columns or [])
-    if fast is not None:
-        return fast
+    table = _jsonl_table(data, text_columns or [])
+    if table is not None:
+        del data  # the text, no longer needed, goes before the frame is made
+        frame = exact_frame(table)
+        return RawTable(frame, np.arange(1, len(frame) + 1, dtype=np.int64))
     records: list[dict[str, object]] = []
     lines: list[int] = []
     errors: list[LineError] = []
