@@ -304,6 +304,34 @@ def test_jsonl_fast_and_careful_paths_agree(tmp_path: Path) -> None:
     assert list(fast.frames["cdf_coups"]["coup_id"]) == ["C1", "C3"] and list(slow.frames["cdf_coups"]["coup_id"]) == ["C1", "3"]
 
 
+def test_jsonl_lines_around_a_bad_one_are_read_as_if_it_were_not_there(tmp_path: Path) -> None:
+    """A bad line costs only itself: the other lines are read as a file without it would be, each
+    named by its own line (a blank line is no row)."""
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    rows = [{k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()} for i in (1, 2, 3)]
+    rows[1]["bank_cents"] = 2**53 + 1
+    good = [json.dumps(r) for r in rows]
+    (tmp_path / "cdf_coups.jsonl").write_text("\n".join([good[0], "{oops", good[1], "", good[2]]) + "\n")
+    bundle = load_bundle(tmp_path)
+    assert _reasons(bundle).keys() == {2}
+    coups = bundle.frames["cdf_coups"]
+    assert list(coups["coup_id"]) == ["C1", "C2", "C3"] and list(coups["_line"]) == [1, 3, 5]
+    assert coups["bank_cents"].tolist() == [rows[0]["bank_cents"], 2**53 + 1, rows[2]["bank_cents"]]
+    (tmp_path / "cdf_coups.jsonl").write_text("\n".join(good) + "\n")
+    whole = load_bundle(tmp_path).frames["cdf_coups"]
+    pd.testing.assert_frame_equal(coups.drop(columns=["_file", "_line"]), whole.drop(columns=["_file", "_line"]))
+
+
+def test_jsonl_with_a_bad_line_and_a_number_for_text_is_read_line_by_line(tmp_path: Path) -> None:
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    rows = [{k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()} for i in (1, 2)]
+    rows[1]["coup_id"] = 2  # pyarrow refuses a number where the format says text, with or without the bad line
+    (tmp_path / "cdf_coups.jsonl").write_text("\n".join([json.dumps(rows[0]), "[1, 2]", json.dumps(rows[1])]) + "\n")
+    bundle = load_bundle(tmp_path)
+    assert _reasons(bundle).keys() == {2}
+    assert list(bundle.frames["cdf_coups"]["coup_id"]) == ["C1", "2"] and list(bundle.frames["cdf_coups"]["_line"]) == [1, 3]
+
+
 @pytest.mark.parametrize("sample", ["malformed-log", "casino-month", "casino-month-by-day"])
 def test_loading_tables_in_threads_gives_the_same_bundle(sample: str) -> None:
     path = Path(__file__).resolve().parent.parent / "samples" / sample
