@@ -6,6 +6,7 @@ import gzip
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -92,6 +93,30 @@ def test_a_row_after_a_blank_line_is_named_by_its_own_line(tmp_path: Path, newli
     bundle = load_bundle(_bundle(tmp_path, [GOOD.format(n=1), "", GOOD.format(n=2), bad], newline=newline))
     assert set(_reasons(bundle)) == {4}
     assert list(bundle.frames["cdf_coups"]["_line"]) == [1, 3]
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_csv_with_blank_lines_or_bad_utf8_reads_as_line_by_line_would(tmp_path: Path, seed: int) -> None:
+    """Blank lines and lines of bad UTF-8 are set aside and the rest read by pyarrow: rows, their
+    line numbers and the bad lines' reasons are those of reading the file line by line."""
+    from auditor.loading.readers import _header, _read_csv_slow, read_csv
+
+    rng = np.random.default_rng(seed)
+    kinds = [b"good"] * 6 + [b"", b"\r", b"bad-utf8", b"extra-cell", b"quoted"]
+    lines = []
+    for n in range(1, int(rng.integers(1, 40))):
+        kind = kinds[int(rng.integers(0, len(kinds)))]
+        row = GOOD.format(n=n % 10).encode()
+        lines.append({b"good": row, b"bad-utf8": row.replace(b"P2", b"P\xff"), b"extra-cell": row + b",x",
+                      b"quoted": row.replace(b",B1,", b',"B,1",')}.get(kind, kind))
+    newline = b"\r\n" if seed % 3 == 0 else b"\n"
+    data = (b"\xef\xbb\xbf" if seed % 4 == 1 else b"") + newline.join([HEADER.encode(), *lines]) + (newline if seed % 5 else b"")
+    (tmp_path / "cdf_coups.csv").write_bytes(data)
+    ours, theirs = read_csv(tmp_path / "cdf_coups.csv"), _read_csv_slow(data, _header(data))
+    assert ours.lines.tolist() == theirs.lines.tolist()
+    assert [(e.line, e.reason) for e in ours.errors] == [(e.line, e.reason) for e in theirs.errors]
+    as_text = lambda f: [[None if pd.isna(v) else str(v) for v in row] for row in f.astype(object).itertuples(index=False)]  # noqa: E731
+    assert as_text(ours.frame) == as_text(theirs.frame)
 
 
 def test_wrong_number_of_cells_and_bad_utf8(tmp_path: Path) -> None:
