@@ -218,7 +218,7 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
         source = SourceFile(name=name, table=table.name, sha256=sha256_of(path))
         sources.append(source)
         try:
-            raw = read_raw(path, text_columns)
+            raw = read_raw(path, text_columns, [c.name for c in table.columns if c.type == "int"])
         except UnreadableFile as exc:
             source.error = str(exc)
             quarantine.append(_unreadable(table, name, str(exc)))

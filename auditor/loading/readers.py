@@ -61,14 +61,15 @@ def file_format(path: Path) -> str:
     raise UnreadableFile(f"unknown file type: {path.name}")
 
 
-def read_raw(path: Path, text_columns: list[str] | None = None) -> RawTable:
-    """`text_columns`: columns the format holds as text (ids, enums, times), read as strings as written."""
+def read_raw(path: Path, text_columns: list[str] | None = None, int_columns: list[str] | None = None) -> RawTable:
+    """`text_columns`: columns the format holds as text (ids, enums, times), read as strings as written;
+    `int_columns`: the integers, read as written (JSONL)."""
     fmt = file_format(path)
     try:
         if fmt in ("csv", "csv.gz"):
             return read_csv(path)
         if fmt in ("jsonl", "jsonl.gz"):
-            return read_jsonl(path, text_columns)
+            return read_jsonl(path, text_columns, int_columns)
         if fmt == "parquet":
             return read_parquet(path)
     except UnreadableFile:
@@ -324,7 +325,7 @@ def _json_cell(value: object) -> object:
     return value
 
 
-def _jsonl_table(data: bytes, text_columns: list[str]) -> pa.Table | None:
+def _jsonl_table(data: bytes, text_columns: list[str], int_columns: list[str]) -> pa.Table | None:
     """pyarrow's JSON reader, with text columns declared as strings so that no value is reinterpreted
     (an ISO string inferred as a timestamp would hide a missing offset). None when it cannot be used:
     a malformed line, a value of another JSON type, blank lines (line numbers would shift)."""
@@ -342,30 +343,31 @@ def _jsonl_table(data: bytes, text_columns: list[str]) -> pa.Table | None:
         return None
     if any(pa.types.is_struct(f.type) or pa.types.is_list(f.type) or pa.types.is_timestamp(f.type) for f in table.schema):
         return None
-    if any(pa.types.is_floating(f.type) and _beyond_exact_floats(table.column(f.name)) for f in table.schema):
-        # A column of integers and one fraction is read as floats, which round integers past 2**53
-        # (9007199254740993 becomes ...992, and 1e17 would pass for an amount): the careful path
-        # reads each number as written, as a CSV cell is read.
+    if any(not pa.types.is_integer(f.type) and not pa.types.is_null(f.type) for f in table.schema if f.name in int_columns):
+        # An integer column holding a fraction, a string, a boolean is read as floats or text: floats
+        # round integers past 2**53 (9007199254740993 becomes ...992) and print -5 as -5.0. The
+        # careful path reads each number as written, as a CSV cell is read.
         return None
+    if any(pa.types.is_integer(f.type) and _beyond_18_digits(table.column(f.name)) for f in table.schema if f.name in int_columns):
+        return None  # the careful path refuses an integer of more digits, as a CSV cell's reading does
     if table.num_rows != data.count(b"\n", 0, end) + 1:
         return None
     present = [n for n in text_columns if n in table.column_names]
     return table.select([c for c in table.column_names if c in present or c not in text_columns])
 
 
-def _beyond_exact_floats(values: pa.ChunkedArray) -> bool:
-    """Whether a float column holds a value of magnitude from 2**53 (past which a float no longer holds
-    every integer) to 2**63 (past which no int64 does: such a value is quarantined either way)."""
-    size = pc.abs(values)
-    return bool(pc.any(pc.and_(pc.greater_equal(size, 2.0**53), pc.less(size, 2.0**63))).as_py())
+def _beyond_18_digits(values: pa.ChunkedArray) -> bool:
+    """Whether an integer column holds a value of more than 18 digits (INT_PATTERN's limit)."""
+    low_high = pc.min_max(values).as_py()
+    return low_high["min"] is not None and (low_high["min"] <= -(10**18) or low_high["max"] >= 10**18)
 
 
-def read_jsonl(path: Path, text_columns: list[str] | None = None) -> RawTable:
+def read_jsonl(path: Path, text_columns: list[str] | None = None, int_columns: list[str] | None = None) -> RawTable:
     data = _open_bytes(path)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    columns = text_columns or []
-    table = _jsonl_table(data, columns)
+    columns, ints = text_columns or [], int_columns or []
+    table = _jsonl_table(data, columns, ints)
     if table is not None:
         del data  # the text, no longer needed, goes before the frame is made
         frame = exact_frame(table)
@@ -376,7 +378,7 @@ def read_jsonl(path: Path, text_columns: list[str] | None = None) -> RawTable:
     good, numbers, errors = _good_lines(data)
     kept = b"\n".join(data[start:end] for start, end in good)
     del data  # read again below in the rare case it is needed: held, a second gigabyte
-    table = _jsonl_table(kept, columns)
+    table = _jsonl_table(kept, columns, ints)
     del kept
     if table is not None and table.num_rows == len(numbers):
         return RawTable(exact_frame(table), numbers, errors)
