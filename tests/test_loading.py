@@ -347,6 +347,39 @@ def test_jsonl_lines_around_a_bad_one_are_read_as_if_it_were_not_there(tmp_path:
     pd.testing.assert_frame_equal(coups.drop(columns=["_file", "_line"]), whole.drop(columns=["_file", "_line"]))
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_jsonl_reads_the_same_by_pyarrow_and_line_by_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """Bad and blank lines, and cells of every kind: the rows, their lines and each bad cell's reason
+    are the same whether pyarrow reads the file (around its bad lines) or Python reads it line by line."""
+    from auditor.loading import readers
+
+    rng = np.random.default_rng(seed)
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    odd = [2**53 + 1, 1.5, 3.0, -5, None, "12", 10**18, 2**63, 1e308]
+    lines = []
+    for i in range(int(rng.integers(1, 30))):
+        row = {k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()}
+        pick = rng.random()
+        if pick < 0.1:
+            lines.append(["{oops", "", "[1, 2]"][i % 3])
+            continue
+        if pick < 0.25:
+            row["bank_cents"] = odd[int(rng.integers(0, len(odd)))]
+        elif pick < 0.3:
+            row["ts"] = ["2026-03-02T20:00:00", "x", None][i % 3]
+        lines.append(json.dumps(row))
+    (tmp_path / "cdf_coups.jsonl").write_text("\n".join(lines) + ("\n" if seed % 2 else ""))
+
+    def read() -> tuple[list[object], list[list[object]]]:
+        bundle = load_bundle(tmp_path)
+        frame = bundle.frames["cdf_coups"].drop(columns=["_file"]).astype(object)
+        return sorted(zip(bundle.quarantine["line"], bundle.quarantine["reason"], strict=True)), frame.where(frame.notna(), None).values.tolist()
+
+    by_pyarrow = read()
+    monkeypatch.setattr(readers, "_jsonl_table", lambda *_: None)
+    assert read() == by_pyarrow
+
+
 def test_jsonl_with_a_bad_line_and_a_number_for_text_is_read_line_by_line(tmp_path: Path) -> None:
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
     rows = [{k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()} for i in (1, 2)]
