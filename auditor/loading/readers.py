@@ -328,7 +328,8 @@ def _json_cell(value: object) -> object:
 def _jsonl_table(data: bytes, text_columns: list[str], int_columns: list[str]) -> pa.Table | None:
     """pyarrow's JSON reader, with text columns declared as strings so that no value is reinterpreted
     (an ISO string inferred as a timestamp would hide a missing offset). None when it cannot be used:
-    a malformed line, a value of another JSON type, blank lines (line numbers would shift)."""
+    a malformed line, a value of another JSON type, blank lines (line numbers would shift), an integer
+    column that is not all integers of at most 18 digits (read as written instead)."""
     end = _end_of_text(data)
     if not end or data.find(b"\n\n", 0, end) >= 0 or data.find(b"\n\r\n", 0, end) >= 0 or data[:1].isspace():
         return None
