@@ -95,20 +95,24 @@ def test_a_row_after_a_blank_line_is_named_by_its_own_line(tmp_path: Path, newli
     assert list(bundle.frames["cdf_coups"]["_line"]) == [1, 3]
 
 
-@pytest.mark.parametrize("seed", range(25))
-def test_csv_with_blank_lines_or_bad_utf8_reads_as_line_by_line_would(tmp_path: Path, seed: int) -> None:
-    """Blank lines and lines of bad UTF-8 are set aside and the rest read by pyarrow: rows, their
-    line numbers and the bad lines' reasons are those of reading the file line by line."""
+# An open quote that swallows a line of bad UTF-8 makes pyarrow fail inside its row handler, which it
+# reports as an ignored exception before failing the read: the file is then read as below all the same.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.parametrize("seed", range(40))
+def test_csv_with_blank_lines_bad_utf8_or_open_quotes_reads_as_line_by_line_would(tmp_path: Path, seed: int) -> None:
+    """Blank lines, lines of bad UTF-8 and quotes left open are set aside and the rest read by
+    pyarrow: rows, their line numbers and the bad lines' reasons are those of reading the file line
+    by line."""
     from auditor.loading.readers import _header, _read_csv_slow, read_csv
 
     rng = np.random.default_rng(seed)
-    kinds = [b"good"] * 6 + [b"", b"\r", b"bad-utf8", b"extra-cell", b"quoted"]
+    kinds = [b"good"] * 6 + [b"", b"\r", b"bad-utf8", b"extra-cell", b"quoted", b"open-quote"]
     lines = []
     for n in range(1, int(rng.integers(1, 40))):
         kind = kinds[int(rng.integers(0, len(kinds)))]
         row = GOOD.format(n=n % 10).encode()
         lines.append({b"good": row, b"bad-utf8": row.replace(b"P2", b"P\xff"), b"extra-cell": row + b",x",
-                      b"quoted": row.replace(b",B1,", b',"B,1",')}.get(kind, kind))
+                      b"quoted": row.replace(b",B1,", b',"B,1",'), b"open-quote": row.replace(b",B1,", b',"B1,')}.get(kind, kind))
     newline = b"\r\n" if seed % 3 == 0 else b"\n"
     data = (b"\xef\xbb\xbf" if seed % 4 == 1 else b"") + newline.join([HEADER.encode(), *lines]) + (newline if seed % 5 else b"")
     (tmp_path / "cdf_coups.csv").write_bytes(data)

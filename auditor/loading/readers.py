@@ -170,21 +170,22 @@ def read_csv(path: Path) -> RawTable:
         read = _read_csv_arrow(data, names)
         if read is not None:
             return read
-    # A blank line (pyarrow would skip it and number the rows after it one line too early) or bad
-    # UTF-8 (pyarrow fails the whole file): those lines are set aside and the others read by pyarrow,
-    # each row named by its own line. Read line by line instead, a 313 MB file with one such line
+    # A blank line (pyarrow would skip it and number the rows after it one line too early), bad UTF-8
+    # (pyarrow fails the whole file) or a quote left open (pyarrow reads on into the next lines):
+    # those lines are set aside and the others read by pyarrow, each row named by its own line. Read line by line instead, a 313 MB file with one such line
     # took the audit 46 s and 1.9 GB more.
-    kept, numbers, errors = _set_aside(data)
+    aside = _set_aside(data, names)
     del data
-    mended = _read_csv_kept(kept, numbers, errors, names)
-    del kept
+    mended = _read_csv_kept(*aside, names) if aside is not None else None
+    del aside
     return mended if mended is not None else _read_csv_slow(_open_bytes(path), names)
 
 
 def _csv_arrow_table(data: bytes, names: list[str]) -> tuple[pa.Table, list[LineError]] | None:
     """pyarrow's reading of a CSV text, every cell as text, with the rows of another number of cells
     (numbered as records, the header being 0). None when pyarrow cannot read it, or a quote left open
-    swallowed the lines after it into one bad record ("rows read 5" for a file of 1,500 lines)."""
+    swallowed the lines after it into one bad record ("rows read 5" for a file of 1,500 lines) or
+    ran to the end of the text."""
     bad: list[LineError] = []
 
     def on_invalid(row: pacsv.InvalidRow) -> str:
@@ -206,8 +207,8 @@ def _csv_arrow_table(data: bytes, names: list[str]) -> tuple[pa.Table, list[Line
         )
     except pa.ArrowInvalid:
         return None
-    if any("\n" in e.text for e in bad):
-        return None
+    if any("\n" in e.text or e.text.count('"') % 2 for e in bad):
+        return None  # a quote left open, in the last line too: judged line by line, as reading does
     return table, bad
 
 
@@ -225,9 +226,11 @@ def _read_csv_arrow(data: bytes, names: list[str]) -> RawTable | None:
     return RawTable(frame, lines, sorted(bad, key=lambda e: e.line))
 
 
-def _set_aside(data: bytes) -> tuple[bytes, np.ndarray, list[LineError]]:
-    """The CSV text without its blank lines and its lines of bad UTF-8 (the header first), the number
-    of each line kept (the header is line 0), and each bad line reported as `_read_csv_slow` does."""
+def _set_aside(data: bytes, names: list[str]) -> tuple[bytes, np.ndarray, list[LineError]] | None:
+    """The CSV text without its blank lines, its lines of bad UTF-8 and its lines with a quote left
+    open (the header first), the number of each line kept (the header is line 0), and each bad line
+    reported as `_read_csv_slow` does. None when a line with an odd number of quotes reads well on its
+    own (a quote inside a cell): only reading line by line gives it as that reading does."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     newlines = _positions_of(data, 10)
@@ -249,6 +252,20 @@ def _set_aside(data: bytes) -> tuple[bytes, np.ndarray, list[LineError]]:
         except UnicodeDecodeError as exc:
             errors.append(LineError(int(k), f"not UTF-8 text at byte {exc.start + 1}", raw[:80].decode("utf-8", "replace")))
             dropped[k] = True
+    quotes = np.bincount(np.searchsorted(newlines, _positions_of(data, ord('"'))), minlength=len(starts))
+    for k in np.flatnonzero(quotes[: len(starts)] % 2 == 1):
+        if k == 0 or dropped[k]:
+            continue
+        text = data[starts[k] : ends[k]].rstrip(b"\r").decode("utf-8")
+        try:
+            cells = next(csv.reader([text], strict=True))
+        except csv.Error as exc:
+            errors.append(LineError(int(k), f"malformed CSV: {exc}", text[:80]))
+        else:
+            if len(cells) == len(names):
+                return None
+            errors.append(LineError(int(k), f"expected {len(names)} cells, found {len(cells)}", text[:80]))
+        dropped[k] = True
     gone = np.flatnonzero(dropped)
     runs = zip(np.concatenate([[0], gone + 1]), np.concatenate([gone, [len(starts)]]), strict=True)  # runs of kept lines
     kept = b"\n".join(data[starts[a] : ends[b - 1]] for a, b in runs if b > a)
