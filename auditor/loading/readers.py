@@ -137,6 +137,16 @@ def _end_of_text(data: bytes) -> int:
     return len(data) - len(tail) + len(kept) if kept or len(tail) == len(data) else len(data.rstrip(b"\r\n"))
 
 
+def _is_utf8(data: bytes) -> bool:
+    """Whether `data` is valid UTF-8, checked by Arrow in place (a 300 MB text in about 10 ms)."""
+    text = pa.Array.from_buffers(pa.large_string(), 1, [None, pa.py_buffer(np.array([0, len(data)], dtype=np.int64)), pa.py_buffer(data)])
+    try:
+        text.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
 def repeated_names(names: list[str]) -> list[str]:
     """Column names a file gives more than once: which of its columns is meant cannot be told."""
     return sorted(n for n, k in Counter(names).items() if k > 1)
@@ -166,7 +176,9 @@ def read_csv(path: Path) -> RawTable:
         raise UnreadableFile("the file is empty (no header row)")
     names = _header(data)
     end = _end_of_text(data)
-    if data.find(b"\n\n", 0, end) < 0 and data.find(b"\n\r\n", 0, end) < 0:
+    # Bad UTF-8 is looked for first: in a row pyarrow reports as bad, it fails pyarrow's own handler,
+    # which prints a traceback on stderr before the read fails.
+    if data.find(b"\n\n", 0, end) < 0 and data.find(b"\n\r\n", 0, end) < 0 and _is_utf8(data):
         read = _read_csv_arrow(data, names)
         if read is not None:
             return read
