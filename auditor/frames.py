@@ -237,9 +237,11 @@ def _first_by_sorting(ids: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
     if width is None:
         # Ids of several lengths (S001960238, C00500569-ABON): NUL bytes after the shorter ones keep
         # every two ids apart as long as no id holds a NUL itself. Not ASCII: widths still differ.
-        if (text_bytes(present) == 0).any():
-            return None
-        padded = pc.utf8_rpad(present, width=pc.max(pc.binary_length(present)).as_py(), padding="\x00")
+        data = text_bytes(present)
+        longest = pc.max(pc.binary_length(present)).as_py()
+        if longest * len(present) > 2 * len(data) + (1 << 20) or (data == 0).any():
+            return None  # padding would multiply the text (one very long id among short ones): hash it
+        padded = pc.utf8_rpad(present, width=longest, padding="\x00")
         width = _fixed_width(padded)
         if width is None:
             return None

@@ -179,6 +179,13 @@ def test_first_occurrences_of_ids_written_in_runs_agree_with_a_dictionary(seed: 
         assert distinct.to_pylist() == list(dict.fromkeys(v for v in values if v is not None))
 
 
+def test_one_very_long_id_among_runs_of_short_ones_is_not_padded_to_its_length() -> None:
+    # Padding 200,000 ids to the length of one of a million characters would take 200 GB.
+    values = [f"B{i:06d}" for i in range(100_000, 200_000)] + [f"B{i:06d}" for i in range(0, 100_000)] + ["X" * 1_000_000, "B000007"]
+    codes, distinct = first_occurrences(pa.array(values, type=pa.large_string()))
+    assert codes[-1] == 100_007 and codes[-2] == len(values) - 2 and len(distinct) == len(values) - 1
+
+
 def test_ids_that_differ_only_by_trailing_nul_bytes_stay_apart() -> None:
     values = [f"B{i:03d}" for i in range(200, 400)] + [f"B{i:03d}" for i in range(0, 200)] + ["B001\x00", "B001"]
     codes, distinct = first_occurrences(pa.array(values, type=pa.large_string()))
