@@ -95,15 +95,34 @@ def test_a_row_after_a_blank_line_is_named_by_its_own_line(tmp_path: Path, newli
     assert list(bundle.frames["cdf_coups"]["_line"]) == [1, 3]
 
 
+@pytest.mark.parametrize("block", [1, 3, 7, 1 << 24])
+def test_bytes_are_counted_per_line_across_block_edges(monkeypatch: pytest.MonkeyPatch, block: int) -> None:
+    from auditor.loading import readers
+
+    monkeypatch.setattr(readers, "_TEXT_BLOCK", block)
+    rng = np.random.default_rng(block)
+    data = bytes(rng.choice(list(b'ab"\n\xc3\xa9'), 500))
+    lines = data.split(b"\n")
+    newlines = readers._positions_of(data, 10)
+    for byte, at_least, count in ((ord('"'), False, lambda line: line.count(b'"')), (128, True, lambda line: sum(b >= 128 for b in line))):
+        found, counts = readers._line_counts(data, newlines, byte, at_least)
+        expected = {i: count(line) for i, line in enumerate(lines) if count(line)}
+        assert dict(zip(found.tolist(), counts.tolist(), strict=True)) == expected
+
+
 # An open quote that swallows a line of bad UTF-8 would make pyarrow fail inside its row handler and
 # print a traceback on the user's terminal: bad UTF-8 is looked for before pyarrow reads.
 @pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
 @pytest.mark.parametrize("seed", range(40))
-def test_csv_with_blank_lines_bad_utf8_or_open_quotes_reads_as_line_by_line_would(tmp_path: Path, seed: int) -> None:
+def test_csv_with_blank_lines_bad_utf8_or_open_quotes_reads_as_line_by_line_would(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     """Blank lines, lines of bad UTF-8 and quotes left open are set aside and the rest read by
     pyarrow: rows, their line numbers and the bad lines' reasons are those of reading the file line
-    by line."""
+    by line. Half the files are scanned in blocks of 7 bytes, so that lines cross block edges."""
+    from auditor.loading import readers
     from auditor.loading.readers import _header, _read_csv_slow, read_csv
+
+    if seed % 2:
+        monkeypatch.setattr(readers, "_TEXT_BLOCK", 7)
 
     rng = np.random.default_rng(seed)
     kinds = [b"good"] * 6 + [b"", b"\r", b"bad-utf8", b"extra-cell", b"quoted", b"open-quote"]

@@ -258,7 +258,7 @@ def _set_aside(data: bytes, names: list[str]) -> tuple[bytes, np.ndarray, list[L
     dropped[one] = np.frombuffer(data, dtype=np.uint8)[starts[one]] == 13  # "\r" alone: blank too
     dropped[0] = False  # the header (`_header` has checked it)
     errors: list[LineError] = []
-    past_ascii = np.unique(np.searchsorted(newlines, _positions_of(data, 128, at_least=True)))
+    past_ascii, _ = _line_counts(data, newlines, 128, at_least=True)
     for k in past_ascii[past_ascii > 0]:  # only a line with a byte past ASCII can be bad UTF-8
         raw = data[starts[k] : ends[k]].rstrip(b"\r")
         try:
@@ -266,8 +266,8 @@ def _set_aside(data: bytes, names: list[str]) -> tuple[bytes, np.ndarray, list[L
         except UnicodeDecodeError as exc:
             errors.append(LineError(int(k), f"not UTF-8 text at byte {exc.start + 1}", raw[:80].decode("utf-8", "replace")))
             dropped[k] = True
-    quotes = np.bincount(np.searchsorted(newlines, _positions_of(data, ord('"'))), minlength=len(starts))
-    for k in np.flatnonzero(quotes[: len(starts)] % 2 == 1):
+    quoted, quotes = _line_counts(data, newlines, ord('"'))
+    for k in quoted[quotes % 2 == 1]:
         if k == 0 or dropped[k]:
             continue
         text = data[starts[k] : ends[k]].rstrip(b"\r").decode("utf-8")
@@ -304,15 +304,32 @@ def _read_csv_kept(kept: bytes, numbers: np.ndarray, errors: list[LineError], na
     return RawTable(table.to_pandas(), numbers[~is_bad].astype(np.int64), sorted(errors + bad, key=lambda e: e.line))
 
 
-def _positions_of(data: bytes, byte: int, at_least: bool = False) -> np.ndarray:
-    """Offsets in `data` of `byte` (or, `at_least`, of any byte from it up), found a block at a time
-    so that no mask the size of the text is made."""
+def _positions_of(data: bytes, byte: int) -> np.ndarray:
+    """Offsets in `data` of `byte`, found a block at a time so that no mask the size of the text is
+    made (for line ends: one offset a line)."""
     view = np.frombuffer(data, dtype=np.uint8)
-    found = []
-    for start in range(0, len(view), 1 << 24):
-        part = view[start : start + (1 << 24)]
-        found.append(np.flatnonzero(part >= byte if at_least else part == byte) + start)
+    found = [np.flatnonzero(view[start : start + _TEXT_BLOCK] == byte) + start for start in range(0, len(view), _TEXT_BLOCK)]
     return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+
+
+def _line_counts(data: bytes, newlines: np.ndarray, byte: int, at_least: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The lines (by index, the header 0) holding `byte` (or, `at_least`, any byte from it up) and how
+    many each holds, counted a block at a time: a text of Chinese names or of quoted cells would
+    otherwise make an offset array eight times its size."""
+    view = np.frombuffer(data, dtype=np.uint8)
+    lines, counts = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+    for start in range(0, len(view), _TEXT_BLOCK):
+        part = view[start : start + _TEXT_BLOCK]
+        at = np.flatnonzero(part >= byte if at_least else part == byte)
+        if len(at):
+            line, count = np.unique(np.searchsorted(newlines, at + start), return_counts=True)
+            lines.append(line)
+            counts.append(count)
+    line, where = np.unique(np.concatenate(lines), return_inverse=True)  # a line across two blocks: summed
+    return line, np.bincount(where, weights=np.concatenate(counts), minlength=len(line)).astype(np.int64)
+
+
+_TEXT_BLOCK = 1 << 24
 
 
 def _read_csv_slow(data: bytes, names: list[str]) -> RawTable:
