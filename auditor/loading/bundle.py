@@ -210,6 +210,7 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
     quarantine: list[pd.DataFrame] = []
     raws: list[tuple[RawTable, SourceFile]] = []
     text_columns = [c.name for c in table.columns if c.type in ("str", "enum", "cards", "timestamp", "date")]
+    int_columns = [c.name for c in table.columns if c.type == "int"]
     for path, name in files:
         if root is not None and not inside_bundle(root, path):
             sources.append(SourceFile(name=name, table=table.name, sha256="", error=OUTSIDE))
@@ -218,7 +219,7 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
         source = SourceFile(name=name, table=table.name, sha256=sha256_of(path))
         sources.append(source)
         try:
-            raw = read_raw(path, text_columns, [c.name for c in table.columns if c.type == "int"])
+            raw = read_raw(path, text_columns, int_columns)
         except UnreadableFile as exc:
             source.error = str(exc)
             quarantine.append(_unreadable(table, name, str(exc)))

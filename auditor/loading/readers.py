@@ -149,6 +149,18 @@ def _is_utf8(data: bytes) -> bool:
     return True
 
 
+def _has_blank_line(data: bytes, end: int) -> bool:
+    """Whether `data[:end]` holds an empty line (LF or CRLF): pyarrow skips one, and numbers the rows
+    after it one line too early."""
+    return data.find(b"\n\n", 0, end) >= 0 or data.find(b"\n\r\n", 0, end) >= 0
+
+
+def _open_text(path: Path) -> bytes:
+    """`_open_bytes` without a UTF-8 byte-order mark."""
+    data = _open_bytes(path)
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
 def repeated_names(names: list[str]) -> list[str]:
     """Column names a file gives more than once: which of its columns is meant cannot be told."""
     return sorted(n for n, k in Counter(names).items() if k > 1)
@@ -180,14 +192,14 @@ def read_csv(path: Path) -> RawTable:
     end = _end_of_text(data)
     # Bad UTF-8 is looked for first: in a row pyarrow reports as bad, it fails pyarrow's own handler,
     # which prints a traceback on stderr before the read fails.
-    if data.find(b"\n\n", 0, end) < 0 and data.find(b"\n\r\n", 0, end) < 0 and _is_utf8(data):
+    if not _has_blank_line(data, end) and _is_utf8(data):
         read = _read_csv_arrow(data, names)
         if read is not None:
             return read
-    # A blank line (pyarrow would skip it and number the rows after it one line too early), bad UTF-8
-    # (pyarrow fails the whole file) or a quote left open (pyarrow reads on into the next lines):
-    # those lines are set aside and the others read by pyarrow, each row named by its own line. Read line by line instead, a 313 MB file with one such line
-    # took the audit 46 s and 1.9 GB more.
+    # A blank line, bad UTF-8 (pyarrow fails the whole file) or a quote left open (pyarrow reads on
+    # into the next lines): those lines are set aside and the others read by pyarrow, each row named
+    # by its own line. Read line by line instead, a 313 MB file with one such line took the audit
+    # 46 s and 1.9 GB more.
     aside = _set_aside(data, names)
     del data
     mended = _read_csv_kept(*aside, names) if aside is not None else None
@@ -231,13 +243,19 @@ def _read_csv_arrow(data: bytes, names: list[str]) -> RawTable | None:
     if read is None:
         return None
     table, bad = read
-    frame = table.to_pandas()
-    total = len(frame) + len(bad)
-    bad_lines = {e.line for e in bad}
-    lines = np.array([i for i in range(1, total + 1) if i not in bad_lines], dtype=np.int64) if bad else (
-        np.arange(1, total + 1, dtype=np.int64)
-    )
-    return RawTable(frame, lines, sorted(bad, key=lambda e: e.line))
+    return _numbered(table, bad, np.arange(1, table.num_rows + len(bad) + 1, dtype=np.int64), [])
+
+
+def _numbered(table: pa.Table, bad: list[LineError], numbers: np.ndarray, errors: list[LineError]) -> RawTable | None:
+    """pyarrow's rows and bad rows (numbered as records) named by `numbers`, the line of each record,
+    with the `errors` found before; None when the records are not one a line."""
+    if table.num_rows + len(bad) != len(numbers) or any(e.line < 1 for e in bad):
+        return None
+    is_bad = np.zeros(len(numbers), dtype=bool)
+    for e in bad:
+        is_bad[e.line - 1] = True
+        e.line = int(numbers[e.line - 1])
+    return RawTable(table.to_pandas(), numbers[~is_bad], sorted(errors + bad, key=lambda e: e.line))
 
 
 def _set_aside(data: bytes, names: list[str]) -> tuple[bytes, np.ndarray, list[LineError]] | None:
@@ -292,16 +310,7 @@ def _read_csv_kept(kept: bytes, numbers: np.ndarray, errors: list[LineError], na
     if kept.count(b"\r") != kept.count(b"\r\n"):
         return None  # a carriage return alone ends a row for pyarrow, not a line here
     read = _csv_arrow_table(kept, names)
-    if read is None:
-        return None
-    table, bad = read
-    if table.num_rows + len(bad) != len(numbers) or any(e.line < 1 for e in bad):
-        return None  # a value across lines: rows are not lines
-    is_bad = np.zeros(len(numbers), dtype=bool)
-    for e in bad:
-        is_bad[e.line - 1] = True
-        e.line = int(numbers[e.line - 1])
-    return RawTable(table.to_pandas(), numbers[~is_bad].astype(np.int64), sorted(errors + bad, key=lambda e: e.line))
+    return _numbered(*read, numbers.astype(np.int64), errors) if read is not None else None  # None: a value across lines
 
 
 def _positions_of(data: bytes, byte: int) -> np.ndarray:
@@ -379,7 +388,7 @@ def _jsonl_table(data: bytes, text_columns: list[str], int_columns: list[str]) -
     a malformed line, a value of another JSON type, blank lines (line numbers would shift), an integer
     column that is not all integers of at most 18 digits (read as written instead)."""
     end = _end_of_text(data)
-    if not end or data.find(b"\n\n", 0, end) >= 0 or data.find(b"\n\r\n", 0, end) >= 0 or data[:1].isspace():
+    if not end or _has_blank_line(data, end) or data[:1].isspace():
         return None
     schema = pa.schema([(name, pa.string()) for name in text_columns])
     try:
@@ -412,9 +421,7 @@ def _beyond_18_digits(values: pa.ChunkedArray) -> bool:
 
 
 def read_jsonl(path: Path, text_columns: list[str] | None = None, int_columns: list[str] | None = None) -> RawTable:
-    data = _open_bytes(path)
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    data = _open_text(path)
     columns, ints = text_columns or [], int_columns or []
     table = _jsonl_table(data, columns, ints)
     if table is not None:
@@ -432,8 +439,7 @@ def read_jsonl(path: Path, text_columns: list[str] | None = None, int_columns: l
     if table is not None and table.num_rows == len(numbers):
         return RawTable(exact_frame(table), numbers, errors)
     del table
-    data = _open_bytes(path)
-    return _read_jsonl_careful(data[3:] if data.startswith(b"\xef\xbb\xbf") else data)
+    return _read_jsonl_careful(_open_text(path))
 
 
 def _parse_line(raw: bytes, number: int, record: bool = True) -> tuple[dict[str, object] | None, LineError | None]:
