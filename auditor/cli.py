@@ -12,7 +12,7 @@ import typer
 
 from auditor import __version__
 from auditor.engine import DEFAULT_WORKERS, run_audit
-from auditor.i18n import LANGS
+from auditor.i18n import LANGS, label
 from auditor.loading import BundleError, load_bundle
 from auditor.loading.bundle import manifest_notes, some_of
 from auditor.progress import Progress
@@ -115,7 +115,7 @@ def audit(
     for code, error in result.errors.items():
         typer.echo(visible(f"auditor: error: rule {code} could not run: {error}"), err=True)
     idle = [] if result.rules_run and loaded.files else [
-        "the bundle holds no file of the log format: no play was audited" if not loaded.files
+        label("no_files", "en") if not loaded.files
         else f"none of the {len(rules)} rule(s) selected could run (" + some_of(sorted(set(result.rules_not_run.values()))) + "): the audit checked nothing"
         if rules else "--select and --ignore leave no rule to run: the audit checked nothing"]
     _notes(loaded.ignored, [*summary["bundle"]["manifest_notes"], *summary["ruleset"]["notes"], *idle])  # type: ignore[index]
