@@ -101,6 +101,21 @@ def test_bfr311_a_payment_at_the_same_step_as_a_collection_is_not_after_it(tmp_p
     assert list(f["observed"]) == ["a payment at the same step as a collection"]
 
 
+@pytest.mark.parametrize("asos_row_first", [True, False])
+def test_bfr311_a_collection_at_the_same_step_as_the_first_asos_is_not_after_it(tmp_path: Path, asos_row_first: bool) -> None:
+    """Row order carries no meaning: an asos and a petit both collected at step 1 do not show the
+    asos collected first, whichever row the file lists first."""
+    asos = dbet("B1", "T1", "asos", 500, collected=True, collect_seq=1)
+    petit = dbet("B2", "T1", "petit", collected=True, collect_seq=1)
+    two_asos = [dbet("B3", "T2", "asos", 500, collected=True, collect_seq=1), dbet("B4", "T2", "asos", 500, collected=True, collect_seq=1),
+                dbet("B5", "T2", "petit", collected=True, collect_seq=2)]
+    bets = ([asos, petit] if asos_row_first else [petit, asos]) + two_asos
+    throws = [throw("T1", 1, (5, 5, 5)), throw("T2", 2, (5, 5, 5))]
+    f = audit(tmp_path, dice(throws, bets), "BFR311")
+    assert found(f) == [("T1", None)]
+    assert list(f["observed"]) == ["first collection on asos and petit at the same step"]
+
+
 def test_bfr312_touched_dice(tmp_path: Path) -> None:
     t = throw("T1", 1, (5, 5, 5), touched_before_announce=True)
     bets = [dbet("B1", target="gran", payout_cents=1000), dbet("B2", target="petit"), dbet("B3", target="petit", collected=True),

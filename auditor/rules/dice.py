@@ -278,11 +278,14 @@ def launcher_rotation(ctx: Context) -> pd.DataFrame:
 )
 def collect_before_pay(ctx: Context) -> pd.DataFrame:
     """In a throw, every collection comes before every payment (collect_seq and paid_seq share one
-    sequence), and when an asos bet is collected the first collection is an asos bet. A payment at the
-    same step as a collection fails: the log does not show that collection first.
+    sequence), and when an asos bet is collected the first collection is an asos bet. Steps that
+    share a number are not ordered (the format gives row order no meaning): a payment at the same
+    step as a collection fails, as does another target collected at the first step beside the asos,
+    since the log does not show the one before the other.
 
-    Passes: collect asos (1), collect gran (2), pay petit (3). Fails: pay petit (1), collect gran (2);
-    collect gran (1), pay petit (1).
+    Passes: collect asos (1), collect gran (2), pay petit (3); two asos bets collected at step 1.
+    Fails: pay petit (1), collect gran (2); collect gran (1), pay petit (1); collect asos (1) and
+    petit (1).
     """
     b = _bets(ctx)
     t = _throws(ctx)
@@ -301,21 +304,24 @@ def collect_before_pay(ctx: Context) -> pd.DataFrame:
     asos = (b["target"] == "asos").to_numpy(dtype=bool)
     has_asos = np.zeros(n, dtype=bool)
     has_asos[at[col & asos]] = True
-    # The first collection of each throw: lowest collect_seq, the earlier row on a tie.
-    rows = np.flatnonzero(col)
-    rows = rows[np.lexsort((collect_seq[rows], at[rows]))]
-    starts = rows[np.r_[True, at[rows][1:] != at[rows][:-1]]] if len(rows) else rows
-    first_target = np.full(n, None, dtype=object)
-    first_target[at[starts]] = b["target"].iloc[starts].to_numpy(dtype=object)
-    not_asos_first = has_asos & (first_target != "asos")
+    # The first collection step of each throw: every bet collected at the lowest collect_seq.
+    first_collect = np.full(n, np.inf)
+    np.minimum.at(first_collect, at[col], collect_seq[col])
+    at_first = col & (collect_seq == first_collect[at])
+    other_first = np.zeros(n, dtype=bool)
+    other_first[at[at_first & ~asos]] = True
+    not_asos_first = has_asos & other_first
     bad = late | not_asos_first
     if not bad.any():
         return no_hits()
     sel = t[bad]
     is_late = late[bad]
     tied = (last_collect == first_pay)[bad]
+    firsts = np.flatnonzero(at_first & bad[at])
+    first_targets = pd.Series(b["target"].iloc[firsts].to_numpy(dtype=object), index=at[firsts])
+    named = first_targets.groupby(level=0).agg(lambda v: " and ".join(sorted(set(v))) + (" at the same step" if len(set(v)) > 1 else ""))
     observed = pd.Series(np.select([tied, is_late], ["a payment at the same step as a collection", "a payment before a collection"],
-                                   "first collection on " + first_target[bad].astype(str)), index=sel.index)
+                                   "first collection on " + named.reindex(np.flatnonzero(bad)).astype(str).to_numpy()), index=sel.index)
     expected = pd.Series(np.where(is_late, "all collections before payments", "first collection on asos"), index=sel.index)
     return hits(sel, round_col="throw_id", expected=expected, observed=observed)
 
