@@ -60,7 +60,8 @@ def cagnotte_rate(ctx: Context) -> pd.DataFrame:
     """A settled coup the banker won (by its cards) carries a deduction equal to
     `cagnotte_rate × banker_result_cents`, rounded as `cagnotte_rounding` says to
     `cagnotte_rounding_unit_cents`, within `cagnotte_tolerance_cents`. With
-    `cagnotte_on_abonaments = true` the base also counts what abonaments won.
+    `cagnotte_on_abonaments = true` the base also counts what abonaments won. A recorded result
+    below zero on a coup the cards gave the banker is a base of 0: that money is CDF110's and CDF128's.
 
     Passes: banker wins 10,050 → cagnotte 503 (5 %, half up). Fails: banker wins 10,000 → cagnotte 600.
     """
@@ -466,6 +467,8 @@ def outcome(ctx: Context) -> pd.DataFrame:
 )
 def naturals(ctx: Context) -> pd.DataFrame:
     """When either side has 8 or 9 with its first two cards, nobody draws a third card (any mode).
+    Void coups are not judged here nor by CDF125–CDF127: the coup was annulled, and a misdeal is one
+    reason to annul it; its cards still count in the shoe (CDF121).
 
     Passes: punt 9S 9H (8), banker 2C 3D; no third cards. Fails: the banker drew 4H.
     """
@@ -663,8 +666,9 @@ def banc_seguit_right(ctx: Context) -> pd.DataFrame:
 )
 def cards_to_highest_stake(ctx: Context) -> pd.DataFrame:
     """When nobody made banc (of any kind), the punt (player_id of the coup) is a seated player whose
-    stakes on the coup are the highest; among equal highest stakes any of them may hold the cards.
-    Coups without seated stakes are not judged.
+    `punt` stakes on the coup are the highest (abonaments play for the bank, not against it); among
+    equal highest stakes any of them may hold the cards. Coups without seated punt stakes are not
+    judged.
 
     Passes: seated stakes 3,000 (P2) and 1,000 (P3), cards to P2. Fails: cards to P3.
     """
