@@ -1,0 +1,381 @@
+"""A second, independent reading of the game rules: row by row, in plain Python, from
+../shared/spec/rules.md and the ruleset's default parameters, with none of the auditor's code.
+Slow and simple on purpose: it judges the vectorised rules on small mutated bundles
+(test_second_reading.py). Readings the catalogue leaves open follow the rules' documented choices.
+Reads CSV bundles only."""
+from __future__ import annotations
+
+import csv
+import itertools
+from collections import Counter, defaultdict
+from datetime import datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+Row = dict[str, str | None]
+Key = tuple[str, str, str | None]
+
+WHEEL_ODDS = {"24": 1, "15": 2, "7": 5, "4": 10, "2": 20, "figura_1": 45, "figura_2": 45}
+DICE_ODDS = {"asos": 61, "petit": 1, "gran": 1}
+
+
+def rows(path: Path) -> list[Row]:
+    """A CSV file's rows, an empty cell as None."""
+    if not path.exists():
+        return []
+    with path.open(newline="", encoding="utf-8-sig") as fh:
+        return [{k: (v if v != "" else None) for k, v in r.items()} for r in csv.DictReader(fh)]
+
+
+def ts(v: str | None) -> datetime | None:
+    return None if v is None else datetime.fromisoformat(v)
+
+
+def b(v: str | None) -> bool | None:
+    return None if v is None else v in ("true", "1")
+
+
+def i(v: str | None) -> int | None:
+    return None if v is None else int(v)
+
+
+def wheel_and_dice(bundle: Path) -> set[Key]:
+    """(rule, round or dice set, item) of every WHL202-WHL212 and BFR301-BFR314 breach."""
+    out: set[Key] = set()
+    tables = {r["table_id"]: r for r in rows(bundle / "tables.csv")}
+    # ---------------- wheel
+    layout: dict[str, dict[int, str]] = defaultdict(dict)
+    for r in rows(bundle / "wheel_layouts.csv"):
+        layout[r["table_id"]][int(r["slot"])] = r["symbol"]
+    spins = {r["spin_id"]: r for r in rows(bundle / "wheel_spins.csv")}
+    bets = rows(bundle / "wheel_bets.csv")
+    by_spin = defaultdict(list)
+    for x in bets:
+        by_spin[x["spin_id"]].append(x)
+    prev_settled = {}
+    per_table = defaultdict(list)
+    for s in spins.values():
+        per_table[s["table_id"]].append(s)
+    for t, ss in per_table.items():
+        ss.sort(key=lambda s: (ts(s["ts_open"]), ts(s["ts_no_more_bets"])))
+        for a, c in itertools.pairwise(ss):
+            prev_settled[c["spin_id"]] = ts(a["ts_settled"])
+    for sid, s in spins.items():
+        settled = s["status"] == "settled"
+        if settled and float(s["revolutions"]) < 4:
+            out.add(("WHL202", sid, None))
+        if settled and b(s["on_pivot"]):
+            out.add(("WHL203", sid, None))
+        if settled and b(s["obstructed"]):
+            out.add(("WHL204", sid, None))
+        lay = layout.get(s["table_id"])
+        slot_symbol = lay.get(i(s["stop_slot"])) if lay is not None and s["stop_slot"] is not None else None
+        if settled and (slot_symbol is None or s["symbol"] != slot_symbol):
+            out.add(("WHL206", sid, None))
+        o, n, st, se = (ts(s[c]) for c in ("ts_open", "ts_no_more_bets", "ts_stop", "ts_settled"))
+        if not (o < n < st <= se):
+            out.add(("WHL212", sid, None))
+        winning = slot_symbol if slot_symbol is not None else s["symbol"]
+        paid = []
+        for x in by_spin.get(sid, []):
+            bid = x["bet_id"]
+            stake, payout, back = int(x["stake_cents"]), int(x["payout_cents"]), b(x["stake_returned"])
+            placed, wd = ts(x["ts_placed"]), ts(x["ts_withdrawn"])
+            if not settled and (payout != 0 or not back):
+                out.add(("WHL205", sid, bid))
+            if settled:
+                withdrawn = wd is not None and wd < n
+                win = not withdrawn and x["symbol"] == winning
+                exp_pay = stake * WHEEL_ODDS[x["symbol"]] if win else 0
+                exp_back = win or withdrawn
+                if payout != exp_pay or back != exp_back:
+                    out.add(("WHL207", sid, bid))
+                if payout > 0:
+                    paid.append((i(x["paid_seq"]), payout))
+            if placed >= n or (wd is not None and wd >= n):
+                out.add(("WHL208", sid, bid))
+            p = prev_settled.get(sid)
+            if p is not None and placed < p:
+                out.add(("WHL209", sid, bid))
+            t = tables.get(s["table_id"])
+            if t is not None:
+                lo, hi = i(t["min_cents"]), i(t["max_cents"])
+                if stake < lo or (hi is not None and stake > hi):
+                    out.add(("WHL211", sid, bid))
+        paid.sort(key=lambda p: (p[0] is None, p[0] or 0, p[1]))
+        if any(q[1] < p[1] for p, q in itertools.pairwise(paid)):
+            out.add(("WHL210", sid, None))
+    # ---------------- dice
+    throws = {r["throw_id"]: r for r in rows(bundle / "dice_throws.csv")}
+    dbets = defaultdict(list)
+    for x in rows(bundle / "dice_bets.csv"):
+        dbets[x["throw_id"]].append(x)
+    per_table = defaultdict(list)
+    for t in throws.values():
+        per_table[t["table_id"]].append(t)
+    for tt in per_table.values():
+        tt.sort(key=lambda t: ts(t["ts"]))
+        for a, c in itertools.pairwise(tt):
+            if a["null_reason"] in ("off_table", "defect", "foreign_substance") and a["dice_set_id"] == c["dice_set_id"]:
+                out.add(("BFR308", c["throw_id"], None))
+        for col, code in (("dice_set_id", "BFR309"), ("launcher_id", "BFR310")):
+            start = None
+            for k, c in enumerate(tt):
+                now = ts(c["ts"])
+                if k == 0 or c[col] != tt[k - 1][col] or now - ts(tt[k - 1]["ts"]) > timedelta(minutes=60):
+                    start = now
+                if now - start > timedelta(minutes=60):
+                    out.add((code, c["throw_id"], None))
+    for thid, t in throws.items():
+        settled = t["status"] == "settled"
+        true = None
+        if settled:
+            total = int(t["die1"]) + int(t["die2"]) + int(t["die3"])
+            true = "asos" if total == 3 else "petit" if 5 <= total <= 7 else "gran" if 14 <= total <= 16 else "none"
+            if t["result"] != true:
+                out.add(("BFR301", thid, None))
+        if t["null_reason"] is not None and settled:
+            out.add(("BFR306", thid, None))
+        touched = b(t["touched_before_announce"]) is True
+        tab = tables.get(t["table_id"])
+        mn = i(tab["min_cents"]) if tab else None
+        mx = i(tab["max_cents"]) if tab else None
+        collects, pays = [], []
+        for x in dbets.get(thid, []):
+            bid = x["bet_id"]
+            chips, payout, coll = int(x["chips_cents"]), int(x["payout_cents"]), b(x["collected"])
+            boundary = x["placement"] == "boundary"
+            played = chips // 2 if boundary else chips
+            if settled:
+                win = x["target"] == true
+                exp_pay = played * DICE_ODDS[x["target"]] if win else 0
+                if not touched:
+                    exp_coll = true != "none" and not win
+                    if payout != exp_pay or coll != exp_coll:
+                        out.add(("BFR302", thid, bid))
+                else:
+                    if payout != exp_pay or coll:
+                        out.add(("BFR312", thid, bid))
+            else:
+                if payout != 0 or coll:
+                    out.add(("BFR307", thid, bid))
+            if mn is not None:
+                sb_max = 200 * mn if mx is None else min(200 * mn, mx)
+                if x["target"] == "asos":
+                    if played > 6 * mn:
+                        out.add(("BFR303", thid, bid))
+                elif played > sb_max:
+                    out.add(("BFR303", thid, bid))
+                if played < mn:
+                    out.add(("BFR304", thid, bid))
+                if boundary and (x["target"] == "asos" or chips < 2 * mn or chips > 2 * sb_max):
+                    out.add(("BFR305", thid, bid))
+            elif boundary and x["target"] == "asos":
+                out.add(("BFR305", thid, bid))
+            if x["seat"] is not None and int(x["seat"]) > 12:
+                out.add(("BFR314", thid, bid))
+            if coll and x["collect_seq"] is not None:
+                collects.append((int(x["collect_seq"]), x["target"]))
+            if payout > 0 and x["paid_seq"] is not None:
+                pays.append(int(x["paid_seq"]))
+        bad = False
+        if collects and pays and max(c[0] for c in collects) >= min(pays):
+            bad = True
+        first = min(c[0] for c in collects) if collects else None
+        if collects and any(c[1] == "asos" for c in collects) and any(c[1] != "asos" for c in collects if c[0] == first):
+            bad = True
+        if bad:
+            out.add(("BFR311", thid, None))
+    for d in rows(bundle / "dice_sets.csv"):
+        e = float(d["edge_mm"])
+        if not (12 <= e <= 15) or not b(d["opposite_faces_sum_7"]):
+            out.add(("BFR313", d["dice_set_id"], None))
+    return out
+
+
+PUNT_SIDE = ("punt", "banc", "banc_amb_la_taula", "banc_seguit")
+
+
+def val(card: str) -> int:
+    r = card[0]
+    return 1 if r == "A" else int(r) if r.isdigit() else 0
+
+
+def score(cards: list[str]) -> int:
+    return sum(val(c) for c in cards) % 10
+
+
+def banker_should_draw(b2: int, c: int | None) -> set[bool]:
+    """Allowed choices (True = draw) for the banker on two cards b2 (no natural), punt's third card c."""
+    if c is None:
+        return {True} if b2 <= 5 else {False}
+    if b2 <= 2:
+        return {True}
+    if b2 == 3:
+        return {False} if c == 8 else {True, False} if c == 9 else {True}
+    if b2 == 4:
+        return {True} if 2 <= c <= 7 else {False}
+    if b2 == 5:
+        return {True} if 5 <= c <= 7 else {True, False} if c == 4 else {False}
+    if b2 == 6:
+        return {True} if 6 <= c <= 7 else {False}
+    return {False}
+
+
+def chemin_de_fer(bundle: Path) -> set[Key]:
+    """(rule, coup or table, stake) of every CDF101-CDF134 breach."""
+    out: set[Key] = set()
+    tables = {r["table_id"]: r for r in rows(bundle / "tables.csv")}
+    coups = rows(bundle / "cdf_coups.csv")
+    stakes = defaultdict(list)
+    for s in rows(bundle / "cdf_stakes.csv"):
+        stakes[s["coup_id"]].append(s)
+    for t in tables.values():
+        if t["game"] == "chemin_de_fer" and t["authorised_min_cents"] is not None and int(t["min_cents"]) < int(t["authorised_min_cents"]):
+            out.add(("CDF107", t["table_id"], None))
+    info = {}
+    for c in coups:
+        cid = c["coup_id"]
+        pc, bc = c["player_cards"].split(), c["banker_cards"].split()
+        settled = c["status"] == "settled"
+        ps, bs = score(pc), score(bc)
+        true = "banker" if bs > ps else "player" if ps > bs else "tie"
+        info[cid] = (true, settled)
+        t = tables.get(c["table_id"])
+        m = int(t["min_cents"]) if t else None
+        unlimited = bool(t and b(t["bank_unlimited"]))
+        bank, res, cag, gar, after = (int(c[k]) for k in ("bank_cents", "banker_result_cents", "cagnotte_cents", "garage_cents", "bank_after_cents"))
+        if settled and true == "banker":
+            exp = int((Decimal(max(res, 0)) * Decimal("0.05")).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+            if cag != exp:
+                out.add(("CDF101", cid, None))
+        elif cag != 0:
+            out.add(("CDF102", cid, None))
+        if m is not None:
+            if not unlimited and bank > 100 * m:
+                out.add(("CDF103", cid, None))
+            if bank < m:
+                out.add(("CDF104", cid, None))
+            if not unlimited and after > 100 * m:
+                out.add(("CDF109", cid, None))
+        ss = stakes.get(cid, [])
+        if settled and (res != -sum(int(s["result_cents"]) for s in ss) or after != bank + res - cag - gar):
+            out.add(("CDF110", cid, None))
+        if c["bank_event"] == "initial" and c["banker_seat"] != "1":
+            out.add(("CDF113", cid, None))
+        if int(c["players_seated"]) < 4:
+            out.add(("CDF120", cid, None))
+        p2, b2 = score(pc[:2]), score(bc[:2])
+        natural = p2 >= 8 or b2 >= 8
+        if settled and c["outcome"] != true:
+            out.add(("CDF123", cid, None))
+        if settled and natural and (len(pc) > 2 or len(bc) > 2):
+            out.add(("CDF124", cid, None))
+        if settled and not natural:
+            if c["mode"] == "rules":
+                if (p2 <= 4 and len(pc) == 2) or (p2 >= 6 and len(pc) == 3):
+                    out.add(("CDF125", cid, None))
+                third = val(pc[2]) if len(pc) == 3 else None
+                if b2 != 0 and (len(bc) == 3) not in banker_should_draw(b2, third):
+                    out.add(("CDF126", cid, None))
+            if b2 == 0 and len(bc) == 2:
+                out.add(("CDF127", cid, None))
+        if (len(pc) > 2 or len(bc) > 2) and b(c["third_face_up"]) is False:
+            out.add(("CDF134", cid, None))
+        punt_total = abon_total = abons = 0
+        bancs = any_banc = 0
+        for s in ss:
+            amt, kind = int(s["amount_cents"]), s["kind"]
+            if m is not None and kind in PUNT_SIDE and amt < m:
+                out.add(("CDF105", cid, s["stake_id"]))
+            if amt > bank:
+                out.add(("CDF106", cid, s["stake_id"]))
+            if kind in PUNT_SIDE:
+                punt_total += amt
+            else:
+                abon_total += amt
+                abons += 1
+            bancs += kind in ("banc", "banc_seguit")
+            any_banc += kind in ("banc", "banc_seguit", "banc_amb_la_taula")
+            sign = {"player": 1, "banker": -1, "tie": 0}[true] * (1 if kind in PUNT_SIDE else -1)
+            exp = sign * amt if settled else 0
+            if settled and int(s["result_cents"]) != exp or not settled and s["result_cents"] is not None and int(s["result_cents"]) != 0:
+                out.add(("CDF128", cid, s["stake_id"]))
+            if kind == "banc_amb_la_taula" and amt != bank // 2:
+                out.add(("CDF130", cid, s["stake_id"]))
+            if kind in ("banc", "banc_seguit") and amt != bank:
+                out.add(("CDF131", cid, s["stake_id"]))
+        if punt_total > bank + abon_total:
+            out.add(("CDF106", cid, None))
+        if abons > 3 or (abons and not bancs):
+            out.add(("CDF129", cid, None))
+        seated = Counter()
+        for s in ss:
+            if s["seat"] is not None and s["kind"] == "punt":
+                seated[s["player_id"]] += int(s["amount_cents"])
+        if not any_banc and seated:
+            top = max(seated.values())
+            if seated.get(c["player_id"]) != top:
+                out.add(("CDF133", cid, None))
+    # sequences: per table in time order
+    per_table = defaultdict(list)
+    for c in coups:
+        per_table[c["table_id"]].append(c)
+    for tid, cs in per_table.items():
+        cs.sort(key=lambda c: (ts(c["ts"]), c["shoe_id"], int(c["coup_no"])))
+        stint_won = 0
+        stint_len = 0
+        m = int(tables[tid]["min_cents"]) if tid in tables else None
+        for k, c in enumerate(cs):
+            cid = c["coup_id"]
+            prev = cs[k - 1] if k else None
+            has_prev = prev is not None and ((prev["shoe_id"] == c["shoe_id"] and int(c["coup_no"]) == int(prev["coup_no"]) + 1)
+                                             or (prev["shoe_id"] != c["shoe_id"] and c["coup_no"] == "1"))
+            if prev is not None and prev["banker_id"] == c["banker_id"]:
+                stint_len += 1
+            else:
+                stint_len, stint_won = 1, 0
+            stint_won += int(c["banker_result_cents"]) - int(c["cagnotte_cents"])
+            if c["garage_kind"] == "voluntary" and int(c["garage_cents"]) > 0:
+                g = int(c["garage_cents"])
+                a = m is not None and stint_won > 50 * m and g <= stint_won
+                bb = stint_len >= 2 and g <= (int(c["bank_cents"]) + int(c["banker_result_cents"]) - int(c["cagnotte_cents"])) // 2
+                if not (a or bb):
+                    out.add(("CDF108", cid, None))
+            if not has_prev:
+                continue
+            ptrue, psettled = info[prev["coup_id"]]
+            lost = psettled and ptrue == "player"
+            ev = c["bank_event"]
+            if ev in ("retained", "shoe_carryover") and int(c["bank_cents"]) < int(prev["bank_after_cents"]):
+                out.add(("CDF111", cid, None))
+            if lost and ev in ("retained", "shoe_carryover"):
+                out.add(("CDF112", cid, None))
+            if not lost and ev in ("rotation", "auction", "reacquired") and int(c["bank_cents"]) < int(prev["bank_after_cents"]):
+                out.add(("CDF114", cid, None))
+            for s in stakes.get(cid, []):
+                if s["kind"] == "banc_seguit":
+                    made = any(p["player_id"] == s["player_id"] and p["kind"] in ("banc", "banc_seguit") for p in stakes.get(prev["coup_id"], []))
+                    if not (made and psettled and ptrue == "banker"):
+                        out.add(("CDF132", cid, s["stake_id"]))
+    # shoes in coup_no order
+    shoes = defaultdict(list)
+    for c in coups:
+        shoes[(c["table_id"], c["shoe_id"])].append(c)
+    for cs in shoes.values():
+        cs.sort(key=lambda c: int(c["coup_no"]))
+        seen = Counter()
+        n = 0
+        stopped = False
+        for c in cs:
+            if stopped:
+                out.add(("CDF122", c["coup_id"], None))
+            stopped = stopped or b(c["stop_card"])
+            over = False
+            for card in c["player_cards"].split() + c["banker_cards"].split():
+                seen[card] += 1
+                n += 1
+                over = over or seen[card] > 6 or n > 312
+            if over:
+                out.add(("CDF121", c["coup_id"], None))
+    return out

@@ -1,0 +1,269 @@
+"""The vectorised rules against a second reading of the catalogue (second_reading.py, row by row,
+none of the auditor's code) on lawful simulated play mutated cell by cell: amounts near the limits,
+cards, flags, statuses, times, bets moved to other rounds, all within the log format, so that every
+row is audited. Each finding, and each absence of one, must agree. The planted-breach tests check
+what the simulator plants; these check what nobody planted."""
+
+from __future__ import annotations
+
+import csv
+import random
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from second_reading import Key, Row, chemin_de_fer, rows, wheel_and_dice
+
+from auditor.engine import run_audit
+from auditor.loading import load_bundle
+from auditor.rules import select_rules
+from auditor.ruleset import load_ruleset
+from auditor.simulate import simulate
+
+SYM = ["24", "15", "7", "4", "2", "figura_1", "figura_2"]
+NULLR = ["foreign_object", "off_table", "defect", "foreign_substance", "not_all_in_cup", "retained_in_cup", "not_isolated"]
+
+
+def _shift(v: str | None, rng: random.Random) -> str | None:
+    if v is None:
+        return None
+    d = rng.choice([-3600, -61 * 60, -30, -1, 0, 1, 30, 59 * 60, 61 * 60, 3600])
+    return (datetime.fromisoformat(v) + timedelta(seconds=d)).isoformat()
+
+
+def _write(path: Path, rs: list[Row]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rs[0]))
+        w.writeheader()
+        for r in rs:
+            w.writerow({k: ("" if v is None else v) for k, v in r.items()})
+
+
+def mutate_wheel_and_dice(bundle: Path, rng: random.Random, n: int) -> None:
+    t = {name: rows(bundle / f"{name}.csv") for name in ("tables", "wheel_spins", "wheel_bets", "dice_throws", "dice_bets", "dice_sets")}
+    for _ in range(n):
+        name = rng.choice(list(t)[1:] * 4 + ["wheel_bets", "dice_bets", "dice_throws", "wheel_spins", "tables"])
+        rs = t[name]
+        r = rng.choice(rs)
+        o = rng.choice(rs)  # another row, for plausible values
+        if name == "tables":
+            if r["game"] == "chemin_de_fer":
+                continue
+            c = rng.choice(["min_cents", "max_cents"])
+            r[c] = rng.choice([None, "100", "500", "1000", "5000", "100000"]) if c == "max_cents" else rng.choice(["100", "500", "1000", "5000"])
+        elif name == "wheel_spins":
+            c = rng.choice(["revolutions", "on_pivot", "obstructed", "status", "stop_slot", "symbol", "ts_open", "ts_no_more_bets", "ts_stop", "ts_settled", "table_id"])
+            if c == "revolutions":
+                r[c] = rng.choice(["3.99", "4.0", "4", "4.01", "2.5", "6.0", "0"])
+            elif c in ("on_pivot", "obstructed"):
+                r[c] = "true" if r[c] == "false" else "false"
+            elif c == "status":
+                r[c] = "void" if r[c] == "settled" else "settled"
+            elif c == "stop_slot":
+                r[c] = rng.choice([None, str(rng.randrange(54))])
+            elif c == "symbol":
+                r[c] = rng.choice([None] + SYM)
+            elif c == "table_id":
+                r[c] = o[c]
+            else:
+                r[c] = rng.choice([_shift(r[c], rng), r[rng.choice(["ts_open", "ts_no_more_bets", "ts_stop", "ts_settled"])], o[c]])
+        elif name == "wheel_bets":
+            c = rng.choice(["symbol", "stake_cents", "ts_placed", "ts_withdrawn", "payout_cents", "stake_returned", "paid_seq", "spin_id"])
+            spin = next((s for s in t["wheel_spins"] if s["spin_id"] == r["spin_id"]), None)
+            if c == "symbol":
+                r[c] = rng.choice(SYM)
+            elif c == "stake_cents":
+                r[c] = str(rng.choice([0, 99, 100, 500, 501, 1000, 4999, 5000, 100000, 100001, int(r[c]) * 2]))
+            elif c in ("ts_placed", "ts_withdrawn"):
+                pick = [_shift(r["ts_placed"], rng)]
+                if spin:
+                    pick += [spin["ts_no_more_bets"], _shift(spin["ts_no_more_bets"], rng), _shift(spin["ts_open"], rng)]
+                if c == "ts_withdrawn":
+                    pick.append(None)
+                r[c] = rng.choice(pick)
+            elif c == "payout_cents":
+                r[c] = str(rng.choice([0, int(r["stake_cents"]), int(r["stake_cents"]) * rng.choice([1, 2, 5, 10, 20, 45]), int(r[c]) + 1]))
+            elif c == "stake_returned":
+                r[c] = "true" if r[c] == "false" else "false"
+            elif c == "paid_seq":
+                r[c] = rng.choice([None, "1", "2", "3", "4"])
+            else:
+                r[c] = o[c]
+        elif name == "dice_throws":
+            c = rng.choice(["die1", "die2", "die3", "result", "status", "null_reason", "touched_before_announce", "dice_set_id", "launcher_id", "ts", "table_id"])
+            if c.startswith("die"):
+                r[c] = str(rng.randint(1, 6))
+            elif c == "result":
+                r[c] = rng.choice(["asos", "petit", "gran", "none"])
+            elif c == "status":
+                if r[c] == "settled":
+                    r[c] = "void"
+                else:
+                    r[c] = "settled"
+                    for d in ("die1", "die2", "die3"):
+                        r[d] = r[d] or str(rng.randint(1, 6))
+                    r["result"] = r["result"] or rng.choice(["asos", "petit", "gran", "none"])
+            elif c == "null_reason":
+                r[c] = rng.choice([None] + NULLR)
+            elif c == "touched_before_announce":
+                r[c] = rng.choice([None, "true", "false"])
+            elif c == "ts":
+                r[c] = rng.choice([_shift(r[c], rng), o[c]])
+            else:
+                r[c] = o[c]
+        elif name == "dice_bets":
+            c = rng.choice(["target", "placement", "chips_cents", "payout_cents", "collected", "collect_seq", "paid_seq", "seat", "throw_id"])
+            if c == "target":
+                r[c] = rng.choice(["asos", "petit", "gran"])
+            elif c == "placement":
+                r[c] = "boundary" if r[c] == "normal" else "normal"
+            elif c == "chips_cents":
+                r[c] = str(rng.choice([0, 99, 100, 101, 199, 200, 500, 999, 1000, 1001, 3000, 3001, 6000, 200000, 200001, 400000, 400001, int(r[c]) * 2 + 1]))
+            elif c == "payout_cents":
+                chips = int(r["chips_cents"])
+                r[c] = str(rng.choice([0, chips, chips // 2, chips * 61, (chips // 2) * 61, int(r[c]) + 1]))
+            elif c == "collected":
+                r[c] = "true" if r[c] == "false" else "false"
+            elif c in ("collect_seq", "paid_seq"):
+                r[c] = rng.choice([None, "1", "2", "3"])
+            elif c == "seat":
+                r[c] = rng.choice([None, "1", "12", "13", "0"])
+            else:
+                r[c] = o[c]
+        else:
+            c = rng.choice(["edge_mm", "opposite_faces_sum_7"])
+            r[c] = rng.choice(["11.9", "12", "12.0", "15", "15.01", "14"]) if c == "edge_mm" else ("true" if r[c] == "false" else "false")
+    for name, rs in t.items():
+        _write(bundle / f"{name}.csv", rs)
+
+
+RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+
+
+def _card(rng: random.Random) -> str:
+    return rng.choice(RANKS) + rng.choice(SUITS)
+
+
+def mutate_chemin_de_fer(bundle: Path, rng: random.Random, n: int) -> None:
+    t = {name: rows(bundle / f"{name}.csv") for name in ("tables", "cdf_coups", "cdf_stakes")}
+    for _ in range(n):
+        name = rng.choice(["cdf_coups"] * 6 + ["cdf_stakes"] * 4 + ["tables"])
+        rs = t[name]
+        r = rng.choice(rs)
+        o = rng.choice(rs)
+        if name == "tables":
+            if r["game"] != "chemin_de_fer":
+                continue
+            c = rng.choice(["min_cents", "authorised_min_cents", "bank_unlimited"])
+            r[c] = rng.choice(["true", "false", None]) if c == "bank_unlimited" else rng.choice(["500", "1000", "2000", "5000"])
+        elif name == "cdf_coups":
+            c = rng.choice(["bank_cents", "banker_result_cents", "cagnotte_cents", "garage_cents", "garage_kind", "bank_after_cents",
+                            "player_cards", "banker_cards", "outcome", "status", "bank_event", "banker_id", "banker_seat",
+                            "players_seated", "stop_card", "third_face_up", "mode"])
+            if c in ("bank_cents", "bank_after_cents", "garage_cents"):
+                v = int(r[c])
+                r[c] = str(rng.choice([0, v + 1, max(v - 1, 0), v * 2, v // 2, int(o[c]), 100000, 100001, 200000, 50000]))
+            elif c == "banker_result_cents":
+                v = int(r[c])
+                r[c] = str(rng.choice([-v, v + 1, v - 1, 0, v * 2, 10050, 10010]))
+            elif c == "cagnotte_cents":
+                v = int(r[c])
+                r[c] = str(rng.choice([0, v + 1, max(v - 1, 0), abs(int(r["banker_result_cents"])) * 5 // 100, 503, 502]))
+            elif c == "garage_kind":
+                r[c] = rng.choice([None, "voluntary", "compulsory", "improper"])
+            elif c in ("player_cards", "banker_cards"):
+                cards = r[c].split()
+                op = rng.randrange(3)
+                if op == 0 and len(cards) == 3:
+                    cards = cards[:2]
+                elif op == 1 and len(cards) == 2:
+                    cards.append(_card(rng))
+                else:
+                    cards[rng.randrange(len(cards))] = _card(rng)
+                r[c] = " ".join(cards)
+            elif c == "outcome":
+                r[c] = rng.choice(["banker", "player", "tie"])
+            elif c == "status":
+                if r[c] == "settled":
+                    r[c] = "void"
+                else:
+                    r[c] = "settled"
+                    r["outcome"] = r["outcome"] or rng.choice(["banker", "player", "tie"])
+                    for s in t["cdf_stakes"]:
+                        if s["coup_id"] == r["coup_id"] and s["result_cents"] is None:
+                            s["result_cents"] = "0"
+            elif c == "bank_event":
+                r[c] = rng.choice(["initial", "retained", "rotation", "auction", "reacquired", "shoe_carryover"])
+            elif c == "banker_id":
+                r[c] = o[c]
+            elif c == "banker_seat":
+                r[c] = rng.choice([None, "1", "2", "5"])
+            elif c == "players_seated":
+                r[c] = rng.choice(["3", "4", "5", "9"])
+            elif c in ("stop_card",):
+                r[c] = "true" if r[c] == "false" else "false"
+            elif c == "third_face_up":
+                r[c] = rng.choice([None, "true", "false"])
+            else:
+                r[c] = "free" if r[c] == "rules" else "rules"
+        else:
+            c = rng.choice(["kind", "amount_cents", "result_cents", "seat", "player_id", "coup_id"])
+            if c == "kind":
+                r[c] = rng.choice(["punt", "banc", "banc_amb_la_taula", "banc_seguit", "abonament"])
+            elif c == "amount_cents":
+                v = int(r[c])
+                r[c] = str(rng.choice([v + 1, max(v - 1, 0), v * 2, 500, 1000, 2000, int(o[c])]))
+            elif c == "result_cents":
+                v = int(r[c] or 0)
+                r[c] = str(rng.choice([-v, v + 1, 0, int(r["amount_cents"]), -int(r["amount_cents"])]))
+            elif c == "seat":
+                r[c] = rng.choice([None, "1", "3", "8"])
+            else:
+                r[c] = o[c]
+    for name, rs in t.items():
+        _write(bundle / f"{name}.csv", rs)
+
+
+
+
+def _audited(bundle: Path, prefixes: tuple[str, ...]) -> set[Key]:
+    f = run_audit(load_bundle(bundle), load_ruleset(), select_rules(), lang="en").findings
+    assert set(f["rule"].str[:3]) <= {p[:3] for p in prefixes}, "a mutation left the format: " + str(sorted(set(f["rule"])))
+    keys: set[Key] = set()
+    for rule, round_id, item_id, table_id in zip(f["rule"], f["round_id"], f["item_id"], f["table_id"], strict=True):
+        item = None if pd.isna(item_id) else str(item_id)
+        if rule == "WHL201":
+            continue
+        if rule == "BFR313":  # reported on the dice set
+            keys.add((rule, str(item), None))
+        else:
+            keys.add((rule, str(table_id) if pd.isna(round_id) else str(round_id), item))
+    return keys
+
+
+def _bundle(tmp_path: Path, seed: int, games: list[str], rounds: int) -> Path:
+    bundle = tmp_path / "b"
+    simulate(bundle, seed=seed, rounds=rounds, games=games, fmt="csv")
+    (bundle / "manifest.json").unlink()  # the mutated files no longer have the digests it lists
+    return bundle
+
+
+# 31 and 37 once found BFR311 judging an asos and a petit collected at the same step by row order.
+@pytest.mark.parametrize("seed", [*range(8), 31, 37])
+def test_wheel_and_dice_agree_with_a_second_reading(tmp_path: Path, seed: int) -> None:
+    bundle = _bundle(tmp_path, 1000 + seed, ["wheel_of_fortune", "banca_francesa"], 120)
+    mutate_wheel_and_dice(bundle, random.Random(seed), 60)
+    want = wheel_and_dice(bundle)
+    assert len(want) > 10
+    assert _audited(bundle, ("WHL", "BFR")) == want
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_chemin_de_fer_agrees_with_a_second_reading(tmp_path: Path, seed: int) -> None:
+    bundle = _bundle(tmp_path, 2000 + seed, ["chemin_de_fer"], 150)
+    mutate_chemin_de_fer(bundle, random.Random(seed), 40)
+    want = chemin_de_fer(bundle)
+    assert len(want) > 10
+    assert _audited(bundle, ("CDF",)) == want
