@@ -94,3 +94,12 @@ def test_log005_sequence(tmp_path: Path) -> None:
     f = audit(tmp_path, cdf(coups), "LOG005")
     assert found(f) == [("C5", None), ("C4", None), ("C6", None)]
     assert set(f["observed"].astype(str)) >= {"4", "5"}
+
+
+def test_log005_a_repeated_coup_no_names_the_later_coup_whatever_the_row_order(tmp_path: Path) -> None:
+    """Row order carries no meaning: of two coups numbered 2, the repeat is the one dealt later."""
+    early, late = coup("C2", ts=at(120)), coup("C9", coup_no=2, ts=at(150))
+    for name, twos in (("a", [early, late]), ("b", [late, early])):
+        f = audit(tmp_path / name, cdf([coup("C1"), *twos, coup("C3")]), "LOG005")
+        assert found(f) == [("C9", None)]
+        assert list(f["observed"].astype(str)) == ["2"]

@@ -18,8 +18,9 @@ RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 PUNT_SIDE = ("punt", "banc", "banc_amb_la_taula", "banc_seguit")
 BANC_KINDS = ("banc", "banc_seguit")
-# A shoe's coups in dealing order (file order breaks ties, so that a repeat is the later row).
-SHOE_ORDER = ["table_id", "shoe_id", "coup_no", "_file", "_line"]
+# A shoe's coups in dealing order. Of two coups with one coup_no the repeat is the one dealt later
+# (row order carries no meaning); file order only breaks a tie in time as well.
+SHOE_ORDER = ["table_id", "shoe_id", "coup_no", "ts", "_file", "_line"]
 
 
 def same_shoe_as_previous(order: pd.DataFrame) -> pd.Series:

@@ -189,7 +189,7 @@ def sequence(ctx: Context) -> pd.DataFrame:
     does not go backwards in coup_no order. The coup that breaks the run is reported.
 
     Passes: coups 1, 2, 3 at 21:00, 21:01, 21:02. Fails: coups 1, 2, 4 (4 reported, expected 3);
-    1, 2, 2 (the second 2); coup 3 at 20:59 after coup 2 at 21:01.
+    1, 2, 2 (the 2 dealt later); coup 3 at 20:59 after coup 2 at 21:01.
     """
     coups = ctx.frame("cdf_coups")
     if coups.empty:
