@@ -223,7 +223,7 @@ def banker_should_draw(b2: int, c: int | None) -> set[bool]:
 
 
 def chemin_de_fer(bundle: Path) -> set[Key]:
-    """(rule, coup or table, stake) of every CDF101-CDF134 breach."""
+    """(rule, coup or table, stake) of every CDF101-CDF134 and LOG005 breach."""
     out: set[Key] = set()
     tables = {r["table_id"]: r for r in rows(bundle / "tables.csv")}
     coups = rows(bundle / "cdf_coups.csv")
@@ -363,7 +363,11 @@ def chemin_de_fer(bundle: Path) -> set[Key]:
     for c in coups:
         shoes[(c["table_id"], c["shoe_id"])].append(c)
     for cs in shoes.values():
-        cs.sort(key=lambda c: int(c["coup_no"]))
+        cs.sort(key=lambda c: (int(c["coup_no"]), ts(c["ts"])))
+        for k, c in enumerate(cs):
+            want = int(cs[k - 1]["coup_no"]) + 1 if k else 1
+            if int(c["coup_no"]) != want or (k and ts(c["ts"]) < ts(cs[k - 1]["ts"])):
+                out.add(("LOG005", c["coup_id"], None))
         seen = Counter()
         n = 0
         stopped = False
