@@ -111,6 +111,7 @@ PARAMETERS: dict[str, Validator] = {
     "max_costs_share": _number(0, 1),
     "notice_days": _number(0, integer=True),
     "adult_age": _number(0, integer=True),
+    "leap_day_anniversary": _choice("february_28", "march_1"),
     "authorisation_max_years": _number(0, integer=True),
 }
 

@@ -11,7 +11,7 @@ from helpers import audit, found, write_bundle
 from auditor.engine import run_audit
 from auditor.loading import load_bundle
 from auditor.rules import select_rules
-from auditor.ruleset import load_ruleset
+from auditor.ruleset import RULESET_DIR, load_ruleset
 
 DAY = pd.Timestamp("2026-03-20")
 
@@ -80,6 +80,26 @@ def test_trn405_names_the_last_birth_date_of_age(tmp_path: Path, starts: str, bo
     f = audit(tmp_path, {"tournaments": [t], "tournament_entries": [entry("E1", born), lawful]}, "TRN405")
     assert found(f) == [("TR1", "E1")]
     assert f["expected"].tolist() == [f"born on or before {latest}"]
+
+
+@pytest.mark.parametrize(("reading", "adult_on_feb_28", "longest_to"), [("february_28", True, "2025-02-28"), ("march_1", False, "2025-03-01")])
+def test_leap_day_anniversary_is_a_ruleset_value(tmp_path: Path, reading: str, adult_on_feb_28: bool, longest_to: str) -> None:
+    """29 February's anniversary in a common year: 28 February (the default) or 1 March, for an
+    18th birthday (TRN405) and for a year of authorisation (TRN404) alike."""
+    text = (RULESET_DIR / "decret-455-2025.toml").read_text(encoding="utf-8")
+    start = text.index("[parameters.leap_day_anniversary]")
+    custom = tmp_path / "leap.toml"
+    custom.write_text(text[:start] + text[start:].replace('"february_28" }', f'"{reading}" }}', 1), encoding="utf-8")
+    starts = pd.Timestamp("2026-02-28")
+    t = tour(starts_on=starts, notified_on=starts - pd.Timedelta(days=10), authorised_from=starts - pd.Timedelta(days=30), authorised_to=starts)
+    one_year = [tour("TR2", starts_on=pd.Timestamp("2024-03-20"), notified_on=pd.Timestamp("2024-03-01"), authorised_from=pd.Timestamp("2024-02-29"),
+                     authorised_to=pd.Timestamp(to)) for to in ("2025-02-28", "2025-03-01")]
+    one_year[1]["tournament_id"] = "TR3"
+    bundle = load_bundle(write_bundle(tmp_path / "b", {"tournaments": [t, *one_year], "tournament_entries": [entry("E1", "2008-02-29")]}))
+    f = run_audit(bundle, load_ruleset(custom), select_rules("TRN404,TRN405"), lang="en").findings
+    assert (("TR1", "E1") not in found(f[f["rule"] == "TRN405"])) is adult_on_feb_28
+    too_long = {"2025-02-28": "TR2", "2025-03-01": "TR3"}
+    assert found(f[f["rule"] == "TRN404"]) == [(too_long[d], None) for d in too_long if d > longest_to]
 
 
 def test_trn406_407_excluded_and_registered(tmp_path: Path) -> None:

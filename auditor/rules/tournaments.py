@@ -1,5 +1,6 @@
 """Tornejos, annex II (TRN401–TRN408). Dates are calendar dates: an 18th birthday on the start date
-is an adult; "a year" is the same calendar date a year later (29 February → 28 February)."""
+is an adult; "a year" is the same calendar date a year later, and 29 February's anniversary in a
+common year is 28 February or 1 March as `leap_day_anniversary` says."""
 
 from __future__ import annotations
 
@@ -32,19 +33,30 @@ def _day(values: pd.Series) -> pd.Series:
     return values.dt.strftime("%Y-%m-%d")
 
 
-def _years_after(dates: pd.Series, years: np.ndarray) -> pd.Series:
-    """The same calendar date `years` later, or earlier when negative (29 February → 28 February), per row."""
+def _leap_day_on_march_1(ctx: Context) -> bool:
+    return ctx.param("leap_day_anniversary") == "march_1"
+
+
+def _years_after(dates: pd.Series, years: np.ndarray, march_1: bool) -> pd.Series:
+    """The same calendar date `years` later, or earlier when negative, per row; 29 February's
+    anniversary in a common year is 28 February, or 1 March when `march_1`."""
     out = pd.Series(pd.NaT, index=dates.index, dtype=dates.dtype)
     for n in np.unique(years):
         mask = years == n
         out[mask] = dates[mask] + pd.DateOffset(years=int(n))
+    if march_1:
+        moved = (dates.dt.month == 2) & (dates.dt.day == 29) & (out.dt.day == 28)
+        out = out.where(~moved, out + pd.Timedelta(days=1))
     return out
 
 
-def _latest_birth(on: pd.Series, years: np.ndarray) -> pd.Series:
-    """The last birth date that is `years` old on `on`, the inverse of `_years_after`: on 28 February
-    of a common year, one born 29 February of a leap year counts as having come of age."""
-    before = _years_after(on, -years)
+def _latest_birth(on: pd.Series, years: np.ndarray, march_1: bool) -> pd.Series:
+    """The last birth date that is `years` old on `on`, the inverse of `_years_after`. With the
+    28 February reading, one born 29 February of a leap year is of age on 28 February of a common
+    year; with the 1 March reading, not before 1 March, so the plain calendar date is the answer."""
+    before = _years_after(on, -years, march_1=False)
+    if march_1:
+        return before
     leap_day_after = (on.dt.month == 2) & (on.dt.day == 28) & before.dt.is_leap_year
     return before.where(~leap_day_after, before + pd.Timedelta(days=1))
 
@@ -114,20 +126,20 @@ def advance_notice(ctx: Context) -> pd.DataFrame:
 
 @rule(
     "TRN404", "authorisation-period", "major", "tournament", (EP, "", "La vigència de l'autorització del torneig podrà ser referida a un període màxim d'un any"),
-    tables=T, params=("authorisation_max_years",),
+    tables=T, params=("authorisation_max_years", "leap_day_anniversary"),
     en="The authorisation is missing, longer than allowed, or does not cover the tournament's date",
     ca="L'autorització falta, és més llarga del permès o no cobreix la data del torneig",
 )
 def authorisation_period(ctx: Context) -> pd.DataFrame:
     """authorised_to is no later than the same calendar date `authorisation_max_years` after
-    authorised_from, and starts_on lies between them (both included). No authorisation recorded
-    (either date null) is a finding.
+    authorised_from (from 29 February, as `leap_day_anniversary` says), and starts_on lies between
+    them (both included). No authorisation recorded (either date null) is a finding.
 
     Passes: 2026-01-01 to 2026-12-31, starts 2026-03-20. Fails: 2026-01-01 to 2027-01-02; starts
     2027-02-01; no dates.
     """
     t = _tournaments(ctx)
-    latest = _years_after(t["authorised_from"], ctx.param_array("authorisation_max_years", t["ts"]))
+    latest = _years_after(t["authorised_from"], ctx.param_array("authorisation_max_years", t["ts"]), _leap_day_on_march_1(ctx))
     missing = t["authorised_from"].isna() | t["authorised_to"].isna()
     too_long = (t["authorised_to"] > latest).fillna(False)
     outside = ((t["starts_on"] < t["authorised_from"]) | (t["starts_on"] > t["authorised_to"])).fillna(False)
@@ -143,21 +155,23 @@ def authorisation_period(ctx: Context) -> pd.DataFrame:
 
 @rule(
     "TRN405", "adult-participants", "critical", "tournament", (EP, "", "Les persones participants han de ser majors d'edat"),
-    tables=E, params=("adult_age",),
+    tables=E, params=("adult_age", "leap_day_anniversary"),
     en="A participant was a minor on the tournament's start date",
     ca="Un participant era menor d'edat el dia d'inici del torneig",
 )
 def adult_participants(ctx: Context) -> pd.DataFrame:
     """Every entry is `adult_age` (18) or older on starts_on: the 18th birthday falls on or before the
-    start date (born 29 February: adult on 28 February of the 18th year).
+    start date. Born 29 February: of age on 28 February of a common 18th year, or on 1 March with
+    `leap_day_anniversary = "march_1"`.
 
     Passes: born 2008-03-20, starts 2026-03-20. Fails: born 2008-03-21.
     """
     e = _entries(ctx)
     age = ctx.param_array("adult_age", e["ts"])
-    adult_on = _years_after(e["birth_date"], age)
+    march_1 = _leap_day_on_march_1(ctx)
+    adult_on = _years_after(e["birth_date"], age, march_1)
     bad = (adult_on > e["ts"]).fillna(False)
-    latest = _latest_birth(e["ts"], age)
+    latest = _latest_birth(e["ts"], age, march_1)
     return hits(e, bad, round_col="tournament_id", item_col="player_id", expected=lambda f: "born on or before " + _day(latest[f.index]),
                 observed=lambda f: "born " + _day(f["birth_date"]))
 
