@@ -43,12 +43,14 @@ def _spins(ctx: Context) -> pd.DataFrame:
 def _bets(ctx: Context) -> pd.DataFrame:
     def build(c: Context) -> pd.DataFrame:
         # Only what the bet rules read: every column is copied to each of millions of bets.
-        cols = ["table_id", "ts", "ts_no_more_bets", "winning_symbol", "settled", "prev_ts_settled", "min_cents", "max_cents"]
+        cols = ["table_id", "ts_no_more_bets", "winning_symbol", "settled", "prev_ts_settled", "min_cents", "max_cents"]
         spins = _spins(c)
         # Payouts are judged by the slot the wheel stopped on; a wrong recorded symbol is WHL206's.
         spins = spins.assign(winning_symbol=spins["layout_symbol"].fillna(spins["symbol"]))
         at = c.round_positions("wheel_bets", "spin_id", "wheel_spins", spins)
-        return join_on_key(c.frame("wheel_bets"), spins, "spin_id", "spin_id", cols, how="inner", position="spin_pos", at=at)
+        b = join_on_key(c.frame("wheel_bets"), spins, "spin_id", "spin_id", cols, how="inner", position="spin_pos", at=at)
+        b["ts"] = b["ts_no_more_bets"]  # a spin's ts is its ts_no_more_bets: one gathered column, not two
+        return b
 
     return ctx.prepared("wheel_bets", build)  # type: ignore[return-value]
 
