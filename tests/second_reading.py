@@ -383,3 +383,57 @@ def chemin_de_fer(bundle: Path) -> set[Key]:
             if over:
                 out.add(("CDF121", c["coup_id"], None))
     return out
+
+
+IDS = {"wheel_spins": "spin_id", "wheel_bets": "bet_id", "dice_throws": "throw_id", "dice_bets": "bet_id"}
+ROUND_OF = {"wheel_bets": ("spin_id", "wheel_spins"), "dice_bets": ("throw_id", "dice_throws")}
+
+
+def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set[Key]:
+    """LOG001-LOG003 of the wheel and dice tables, keyed by `file:line` (line 1 = first data row),
+    given the rows (0-based) whose cells break the format; the rows left to audit are written to
+    `kept_dir`, for `wheel_and_dice`. A row is quarantined for a bad cell or no id, else for an id
+    an earlier row holds; an audited bet naming a round no row has is an orphan, and a bet of a
+    quarantined round is left out of the game rules without being one."""
+    out: set[Key] = set()
+    kept: dict[str, list[Row]] = {}
+    ids_read: dict[str, set[str | None]] = {}
+    for name, id_col in IDS.items():
+        read = rows(bundle / f"{name}.csv")
+        ids_read[name] = {r[id_col] for r in read}
+        seen: set[str | None] = set()
+        kept[name] = []
+        for k, r in enumerate(read):
+            source = f"{name}.csv:{k + 1}"
+            if k in broken.get(name, set()) or r[id_col] is None:
+                out.add(("LOG001", source, None))
+            elif r[id_col] in seen:
+                out.add(("LOG002", source, None))
+            else:
+                seen.add(r[id_col])
+                kept[name].append(r | {"_source": source})
+    audited_rounds = {parent: {r[IDS[parent]] for r in kept[parent]} for _, parent in ROUND_OF.values()}
+    kept_dir.mkdir(parents=True, exist_ok=True)
+    for name, rs in kept.items():
+        if name in ROUND_OF:
+            key, parent = ROUND_OF[name]
+            out |= {("LOG003", str(r["_source"]), None) for r in rs if r[key] not in ids_read[parent]}
+            rs = [r for r in rs if r[key] in audited_rounds[parent]]
+        _write_rows(kept_dir / f"{name}.csv", [{c: v for c, v in r.items() if c != "_source"} for r in rs], list(read_header(bundle / f"{name}.csv")))
+    for other in ("tables", "wheel_layouts", "dice_sets"):
+        if (bundle / f"{other}.csv").exists():
+            (kept_dir / f"{other}.csv").write_bytes((bundle / f"{other}.csv").read_bytes())
+    return out
+
+
+def read_header(path: Path) -> list[str]:
+    with path.open(newline="", encoding="utf-8-sig") as fh:
+        return next(csv.reader(fh))
+
+
+def _write_rows(path: Path, rs: list[Row], header: list[str]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=header)
+        w.writeheader()
+        for r in rs:
+            w.writerow({k: ("" if v is None else v) for k, v in r.items()})
