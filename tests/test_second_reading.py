@@ -298,6 +298,8 @@ def break_rows(bundle: Path, rng: random.Random, n: int) -> dict[str, set[int]]:
         k = rng.randrange(len(t[name]))
         row = t[name][k]
         kind = rng.randrange(3)
+        if k in broken[name]:
+            continue  # its bad cell stays bad: a new id could mend a missing one
         if kind == 0:
             col = rng.choice(list(BAD_CELLS[name]))
             if col == "die1" and row["status"] != "settled":
