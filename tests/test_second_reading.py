@@ -236,6 +236,8 @@ def _audited(bundle: Path, prefixes: tuple[str, ...]) -> set[Key]:
     f = run_audit(load_bundle(bundle), load_ruleset(), select_rules(), lang="en").findings
     others = sorted(r for r in set(f["rule"]) if not r.startswith(prefixes))
     assert not others, f"a mutation left the format: {others}"
+    unnamed = f.loc[~f["source"].astype(str).str.fullmatch(r"\w+\.csv:[1-9][0-9]*"), "rule"]
+    assert unnamed.empty, f"findings without the file and line of their record: {sorted(set(unnamed))}"
     keys: set[Key] = set()
     for rule, round_id, item_id, table_id, source in zip(f["rule"], f["round_id"], f["item_id"], f["table_id"], f["source"], strict=True):
         item = None if pd.isna(item_id) else str(item_id)
