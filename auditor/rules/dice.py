@@ -159,7 +159,9 @@ def boundary_bet(ctx: Context) -> pd.DataFrame:
     Passes: min 500, boundary on gran with 2,000 chips. Fails: boundary on asos; 800 chips.
     """
     b = _bets(ctx)
-    b = b[b["placement"] == "boundary"]
+    # Only the columns read here and by `hits`: a boundary subset of every column is a copy of each.
+    cols = ["table_id", "throw_id", "bet_id", "ts", "target", "chips_cents", "min_cents", "max_small_big", "_file", "_line"]
+    b = b.loc[(b["placement"] == "boundary").to_numpy(dtype=bool), cols]
     k = ctx.param_array("boundary_limit_multiple", b["ts"])
     lo, hi = b["min_cents"] * k, b["max_small_big"] * k
     wrong_target = ~b["target"].isin(("petit", "gran"))
