@@ -2,18 +2,24 @@
 
 A bundle whose round and item tables are directories of Parquet parts (one file a day, say) is read
 one group of same-named parts at a time. Every sequence rule looks backwards only, so a group is
-audited with the rows of the previous groups it still needs carried over as context: the current
-shoe and banker stint of each chemin de fer table (with their stakes), the last spin of each wheel,
-the current dice-set and launcher stints of each dice table. Findings on context rows were reported
+audited with the rows of the previous groups it still needs carried over as context: the shoes
+each chemin de fer table has dealt from since its current shoe began and its current banker stint
+(with their stakes), the last spin of each wheel, the current dice-set and launcher stints of each
+dice table. Findings on context rows were reported
 with their own group and are dropped. A first pass reads only id columns, for orphans (LOG003) and
 duplicates (LOG002) across groups. Tables that are single files (tables, layouts, dice sets,
 tournaments) are loaded once; their own rules, and the manifest check, run once at the end.
 
-The result equals the whole-bundle audit's, byte for byte, with one exception: a part whose footer
+The result equals the whole-bundle audit's, byte for byte, with two exceptions. A part whose footer
 and id column read but whose other data is corrupt is found unreadable only when its group is read.
 The first pass has its ids, so LOG003 is decided as if it had been read (a record naming one of
 them is no orphan, any other orphan is reported one by one), where the whole audit, which never
-read its ids, gives one finding per file of records whose parent it cannot know.
+read its ids, gives one finding per file of records whose parent it cannot know. And a log that
+LOG005 finds out of order across a part edge — a coup timed into a later part than coups numbered
+after it, or recorded under a shoe the table left before the current one began — is judged with
+the rows each part holds: the part that had the later coups judged them without it, so card counts
+(CDF121), the stop card (CDF122) and LOG005's detail near that edge can differ from the whole
+audit's. LOG005 reports the coup either way; audit such a bundle whole for the shoe-order findings.
 """
 
 from __future__ import annotations
@@ -201,13 +207,29 @@ def _last_runs(f: pd.DataFrame, column: str, gap: pd.Timedelta | None = None) ->
     return f.index[(run == last).to_numpy()].to_numpy()
 
 
+def _last_shoes(f: pd.DataFrame) -> np.ndarray:
+    """Labels of every row of the shoes each table has dealt from since its last shoe began (its last
+    coup numbered 1; rows in replay order), or of the last shoe it dealt from when no shoe began in
+    `f`. Not only the last run of one shoe_id: a coup recorded under another shoe near a part's end
+    (LOG005's to report) must not make the next part forget the shoe's earlier cards and stop card."""
+    table = f["table_id"].to_numpy()
+    row = np.arange(len(f))
+    starts = pd.Series(np.where((f["coup_no"] == 1).to_numpy(dtype=bool), row, -1)).groupby(table, sort=False).transform("max").to_numpy()
+    last_shoe = f.groupby("table_id", observed=True, sort=False).tail(1)
+    recent = (row >= starts) & (starts >= 0)
+    recent[f.index.get_indexer(last_shoe.index)] = True
+    pairs = pd.MultiIndex.from_arrays([f["table_id"].to_numpy()[recent], f["shoe_id"].to_numpy()[recent]])
+    mine = pd.MultiIndex.from_arrays([f["table_id"], f["shoe_id"]]).isin(pairs)
+    return f.index[mine].to_numpy()
+
+
 def _context(frames: dict[str, pd.DataFrame], ruleset: Ruleset) -> dict[str, pd.DataFrame]:
     """The rows the next group's sequence rules still need."""
     out: dict[str, pd.DataFrame] = {}
     coups = frames.get("cdf_coups")
     if coups is not None and len(coups):
         ordered = stable_sorted(coups, ["table_id", "ts", "shoe_id", "coup_no", "_file", "_line"])
-        keep = np.union1d(_last_runs(ordered, "shoe_id"), _last_runs(ordered, "banker_id"))
+        keep = np.union1d(_last_shoes(ordered), _last_runs(ordered, "banker_id"))
         out["cdf_coups"] = coups.loc[keep]
         stakes = frames.get("cdf_stakes")
         if stakes is not None and len(stakes):

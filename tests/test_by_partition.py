@@ -3,6 +3,8 @@ cutting through shoes, banker stints, dice rotations and payouts included."""
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import pytest
@@ -82,3 +84,22 @@ def test_an_unreadable_round_part_makes_the_same_orphan_findings_as_the_whole_au
     assert (tmp_path / "w" / "violations.jsonl").read_text() == text
     # The bets of the torn hour: one finding for their file, not one per bet.
     assert text.count('"rule": "LOG003"') == 1 and "whether they are orphans cannot be told" in text
+
+
+def test_a_coup_under_another_shoe_at_a_part_edge_does_not_end_the_shoe(tmp_path: Path) -> None:
+    """Shoe S1's stop card comes out in coup 3; coup 5, the last of its hour, is recorded under a
+    shoe SX (LOG005 reports it) and banker. The next hour's coups 6 and 7 of S1 still follow the stop card
+    (CDF122): the context keeps every shoe dealt from since S1 began, not only the last shoe_id."""
+    from helpers import CDF_TABLE, at, cdf, coup, write_bundle
+
+    minutes = {1: 50, 2: 52, 3: 54, 4: 56, 5: 58, 6: 62, 7: 64}
+    coups = [coup(f"C{n}", ts=at(60 * m), stop_card=(n == 3)) for n, m in minutes.items()]
+    coups[4].update(shoe_id="SX", banker_id="B2")  # a banker of its own: the stint does not carry S1 over either
+    write_bundle(tmp_path / "flat", cdf(coups, table=CDF_TABLE))
+    partition(tmp_path / "flat", tmp_path / "parts", "%Y-%m-%dT%H")
+    assert len(list((tmp_path / "parts" / "cdf_coups").glob("*.parquet"))) == 2
+    for mode, extra in (("w", []), ("p", ["--by-partition", "--batch-rows", "1"])):
+        runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / mode), "--format", "jsonl", *extra])
+    assert (tmp_path / "w" / "violations.jsonl").read_bytes() == (tmp_path / "p" / "violations.jsonl").read_bytes()
+    found = [(v["rule"], v["round_id"]) for v in map(json.loads, (tmp_path / "p" / "violations.jsonl").read_text().splitlines())]
+    assert sorted(found) == [("CDF122", "C4"), ("CDF122", "C6"), ("CDF122", "C7"), ("LOG005", "C5"), ("LOG005", "C6")]
