@@ -4,7 +4,6 @@ cutting through shoes, banker stints, dice rotations and payouts included."""
 from __future__ import annotations
 
 import json
-
 from pathlib import Path
 
 import pytest
