@@ -215,9 +215,8 @@ def _last_shoes(f: pd.DataFrame) -> np.ndarray:
     table = f["table_id"].to_numpy()
     row = np.arange(len(f))
     starts = pd.Series(np.where((f["coup_no"] == 1).to_numpy(dtype=bool), row, -1)).groupby(table, sort=False).transform("max").to_numpy()
-    last_shoe = f.groupby("table_id", observed=True, sort=False).tail(1)
     recent = (row >= starts) & (starts >= 0)
-    recent[f.index.get_indexer(last_shoe.index)] = True
+    recent[np.flatnonzero(np.r_[table[1:] != table[:-1], True])] = True  # each table's last row (rows are by table)
     pairs = pd.MultiIndex.from_arrays([f["table_id"].to_numpy()[recent], f["shoe_id"].to_numpy()[recent]])
     mine = pd.MultiIndex.from_arrays([f["table_id"], f["shoe_id"]]).isin(pairs)
     return f.index[mine].to_numpy()
