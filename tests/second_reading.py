@@ -385,20 +385,22 @@ def chemin_de_fer(bundle: Path) -> set[Key]:
     return out
 
 
-IDS = {"wheel_spins": "spin_id", "wheel_bets": "bet_id", "dice_throws": "throw_id", "dice_bets": "bet_id"}
-ROUND_OF = {"wheel_bets": ("spin_id", "wheel_spins"), "dice_bets": ("throw_id", "dice_throws")}
+IDS = {"wheel_spins": "spin_id", "wheel_bets": "bet_id", "dice_throws": "throw_id", "dice_bets": "bet_id",
+       "cdf_coups": "coup_id", "cdf_stakes": "stake_id"}
+ROUND_OF = {"wheel_bets": ("spin_id", "wheel_spins"), "dice_bets": ("throw_id", "dice_throws"), "cdf_stakes": ("coup_id", "cdf_coups")}
 
 
 def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set[Key]:
-    """LOG001-LOG003 of the wheel and dice tables, keyed by `file:line` (line 1 = first data row),
-    given the rows (0-based) whose cells break the format; the rows left to audit are written to
-    `kept_dir`, for `wheel_and_dice`. A row is quarantined for a bad cell or no id, else for an id
-    an earlier row holds; an audited bet naming a round no row has is an orphan, and a bet of a
-    quarantined round is left out of the game rules without being one."""
+    """LOG001-LOG003 of the round and item tables the bundle has, keyed by `file:line` (line 1 = first
+    data row), given the rows (0-based) whose cells break the format; the rows left to audit are
+    written to `kept_dir`, for `wheel_and_dice` and `chemin_de_fer`. A row is quarantined for a bad
+    cell or no id, else for an id an earlier row holds; an audited item naming a round no row has is
+    an orphan, and an item of a quarantined round is left out of the game rules without being one."""
     out: set[Key] = set()
     kept: dict[str, list[Row]] = {}
     ids_read: dict[str, set[str | None]] = {}
-    for name, id_col in IDS.items():
+    present = {name: id_col for name, id_col in IDS.items() if (bundle / f"{name}.csv").exists()}
+    for name, id_col in present.items():
         read = rows(bundle / f"{name}.csv")
         ids_read[name] = {r[id_col] for r in read}
         seen: set[str | None] = set()
@@ -412,7 +414,7 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
             else:
                 seen.add(r[id_col])
                 kept[name].append(r | {"_source": source})
-    audited_rounds = {parent: {r[IDS[parent]] for r in kept[parent]} for _, parent in ROUND_OF.values()}
+    audited_rounds = {parent: {r[IDS[parent]] for r in kept[parent]} for _, parent in ROUND_OF.values() if parent in kept}
     kept_dir.mkdir(parents=True, exist_ok=True)
     for name, rs in kept.items():
         if name in ROUND_OF:

@@ -287,31 +287,38 @@ BAD_CELLS = {  # table -> column -> cells the log format refuses (None: the requ
     "dice_throws": {"die1": ["7", "0", "x"], "status": ["open"], "ts": [None, "2026-13-01T00:00:00+00:00"], "null_reason": ["dropped"], "throw_id": [None]},
     "dice_bets": {"chips_cents": ["-1", None, "x"], "target": ["big"], "collected": ["no"], "seat": ["-2", "x"], "throw_id": [None], "bet_id": [None]},
 }
-ID_OF = {"wheel_spins": "spin_id", "wheel_bets": "bet_id", "dice_throws": "throw_id", "dice_bets": "bet_id"}
+CDF_BAD_CELLS = {
+    "cdf_coups": {"bank_cents": ["-1", "x"], "player_cards": ["9X 8H", "9S", "9S 8H 7D 6C"], "bank_event": ["stolen"], "coup_no": ["x", None],
+                  "ts": ["2026-03-02T19:01:20"], "status": ["done"], "stop_card": ["perhaps"], "coup_id": [None]},
+    "cdf_stakes": {"kind": ["bet"], "amount_cents": ["-5", None], "seat": ["x"], "stake_id": [None], "coup_id": [None]},
+}
+ID_OF = {"wheel_spins": "spin_id", "wheel_bets": "bet_id", "dice_throws": "throw_id", "dice_bets": "bet_id",
+         "cdf_coups": "coup_id", "cdf_stakes": "stake_id"}
+ROUND_KEY = {"wheel_bets": "spin_id", "dice_bets": "throw_id", "cdf_stakes": "coup_id"}
 
 
-def break_rows(bundle: Path, rng: random.Random, n: int) -> dict[str, set[int]]:
-    """Bad cells, ids repeated from another row, bets of rounds that do not exist; returns the rows
+def break_rows(bundle: Path, rng: random.Random, n: int, cells: dict[str, dict[str, list[str | None]]] = BAD_CELLS) -> dict[str, set[int]]:
+    """Bad cells, ids repeated from another row, items of rounds that do not exist; returns the rows
     (0-based) of each table given a bad cell."""
-    t = {name: rows(bundle / f"{name}.csv") for name in BAD_CELLS}
-    broken: dict[str, set[int]] = {name: set() for name in BAD_CELLS}
+    t = {name: rows(bundle / f"{name}.csv") for name in cells}
+    broken: dict[str, set[int]] = {name: set() for name in cells}
     for _ in range(n):
-        name = rng.choice(list(BAD_CELLS))
+        name = rng.choice(list(cells))
         k = rng.randrange(len(t[name]))
         row = t[name][k]
         kind = rng.randrange(3)
         if k in broken[name]:
             continue  # its bad cell stays bad: a new id could mend a missing one
         if kind == 0:
-            col = rng.choice(list(BAD_CELLS[name]))
+            col = rng.choice(list(cells[name]))
             if col == "die1" and row["status"] != "settled":
                 continue  # a void throw's dice may be anything or nothing
-            row[col] = rng.choice(BAD_CELLS[name][col])
+            row[col] = rng.choice(cells[name][col])
             broken[name].add(k)
         elif kind == 1:
             row[ID_OF[name]] = rng.choice(t[name])[ID_OF[name]]
-        elif name in ("wheel_bets", "dice_bets"):
-            row["spin_id" if name == "wheel_bets" else "throw_id"] = f"NO-SUCH-ROUND-{rng.randrange(3)}"
+        elif name in ROUND_KEY:
+            row[ROUND_KEY[name]] = f"NO-SUCH-ROUND-{rng.randrange(3)}"
     for name, rs in t.items():
         _write(bundle / f"{name}.csv", rs)
     return broken
@@ -329,3 +336,17 @@ def test_quarantine_then_rules_agree_with_a_second_reading(tmp_path: Path, seed:
     assert {k[0] for k in want} == {"LOG001", "LOG002", "LOG003"}
     want |= wheel_and_dice(tmp_path / "kept")
     assert _audited(bundle, ("WHL", "BFR", "LOG001", "LOG002", "LOG003")) == want
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_chemin_de_fer_quarantine_then_rules_agree_with_a_second_reading(tmp_path: Path, seed: int) -> None:
+    """As above for coups and stakes: a stake of a quarantined coup is left out, a coup after a
+    quarantined one has no previous coup to be judged against."""
+    bundle = _bundle(tmp_path, 4000 + seed, ["chemin_de_fer"], 150)
+    rng = random.Random(seed)
+    mutate_chemin_de_fer(bundle, rng, 30)
+    broken = break_rows(bundle, rng, 25, CDF_BAD_CELLS)
+    want = quarantine(bundle, broken, tmp_path / "kept")
+    assert {k[0] for k in want} == {"LOG001", "LOG002", "LOG003"}
+    want |= chemin_de_fer(tmp_path / "kept")
+    assert _audited(bundle, ("CDF", "LOG001", "LOG002", "LOG003", "LOG005")) == want
