@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import fixed_width_bytes, join_on_key
+from auditor.frames import fixed_width_bytes, join_on_key, stable_sorted
 from auditor.rules.base import Context
 
 RANKS = "A23456789TJQK"
@@ -21,6 +21,14 @@ BANC_KINDS = ("banc", "banc_seguit")
 # A shoe's coups in dealing order. Of two coups with one coup_no the repeat is the one dealt later
 # (row order carries no meaning); file order only breaks a tie in time as well.
 SHOE_ORDER = ["table_id", "shoe_id", "coup_no", "ts", "_file", "_line"]
+
+
+def in_shoe_order(coups: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """`columns` of `coups`, with the shoe keys and what a finding names, in SHOE_ORDER. Only these
+    are copied when the coups are not in that order already (rows in time order, or in none): the
+    prepared coups carry some sixty columns."""
+    keep = list(dict.fromkeys([*SHOE_ORDER, "coup_id", *columns]))
+    return stable_sorted(coups[keep], SHOE_ORDER)
 
 
 def same_shoe_as_previous(order: pd.DataFrame) -> pd.Series:

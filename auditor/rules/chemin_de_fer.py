@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from auditor.frames import arrow, in_sorted, stable_sorted
+from auditor.frames import arrow, in_sorted
 from auditor.rules import cdf_replay as cdf
 from auditor.rules.base import Context, at_least, hits, no_hits, rule
 
@@ -376,7 +376,7 @@ def six_decks(ctx: Context) -> pd.DataFrame:
     c = cdf.coups(ctx)
     if c.empty:
         return no_hits()
-    order = stable_sorted(c, cdf.SHOE_ORDER)
+    order = cdf.in_shoe_order(c, ["player_cards", "banker_cards"])
     _, player_codes, _ = cdf.parse_hands(order["player_cards"])
     _, banker_codes, _ = cdf.parse_hands(order["banker_cards"])
     codes = np.concatenate([player_codes, banker_codes], axis=1)  # n × 6, -1 = no card
@@ -430,8 +430,7 @@ def stop_card(ctx: Context) -> pd.DataFrame:
 
     Passes: the stop card comes out in the shoe's last coup. Fails: two more coups after it.
     """
-    c = cdf.coups(ctx)
-    order = stable_sorted(c, cdf.SHOE_ORDER)
+    order = cdf.in_shoe_order(cdf.coups(ctx), ["stop_card"])
     shoe = [order["table_id"], order["shoe_id"]]
     seen_before = order["stop_card"].astype("int64").groupby(shoe).cumsum() - order["stop_card"].astype("int64")
     stop_at = order["coup_no"].where(order["stop_card"]).groupby(shoe).transform("min")

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from auditor.frames import isin, stable_sorted
+from auditor.frames import isin
 from auditor.rules.base import Context, hits, no_hits, rule
-from auditor.rules.cdf_replay import SHOE_ORDER, same_shoe_as_previous
+from auditor.rules.cdf_replay import in_shoe_order, same_shoe_as_previous
 from auditor.schema import REPORTED_ON, ROUND_TABLES, TABLES
 
 def _quarantined(ctx: Context, code: str) -> pd.DataFrame:
@@ -194,8 +194,7 @@ def sequence(ctx: Context) -> pd.DataFrame:
     coups = ctx.frame("cdf_coups")
     if coups.empty:
         return no_hits()
-    # Only the columns read here: when the log is not in shoe order, the sort copies each of them.
-    c = stable_sorted(coups[["coup_id", "table_id", "shoe_id", "coup_no", "ts", "_file", "_line"]], SHOE_ORDER)
+    c = in_shoe_order(coups, [])
     same = same_shoe_as_previous(c)
     prev_no = c["coup_no"].shift().where(same, 0).astype("int64")
     expected_no = prev_no + 1
