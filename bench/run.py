@@ -1,6 +1,6 @@
 """The audit benchmark (issue: a month of a casino in seconds, bounded memory).
 
-    python bench/run.py [--rounds 1000000] [--bundle bench/out/month-1000k] [--workers 1] [--by-partition] [--clock-offset] [--shuffled] [--no-pandera]
+    python bench/run.py [--rounds 1000000] [--bundle bench/out/month-1000k] [--workers 1] [--by-partition] [--clock-offset] [--shuffled] [--hashed-ids] [--no-pandera]
 
 Generates the workload if it is missing (all games, Parquet, breaches planted at 1 %), then prints:
 the time pyarrow takes just to read the files, the whole audit (load, each game's rules, outputs)
@@ -9,12 +9,14 @@ and the same handful of checks written with pandera, timed on the same frames. `
 the workload split by day and audited by partition; `--clock-offset`: the workload with every wheel
 bet an hour late (4M findings), how the audit copes when findings are many; `--shuffled`: the
 workload with every table's rows in a random order (the format gives row order no meaning), which
-must give the same findings. Timings are printed, never asserted.
+must give the same findings; `--hashed-ids`: the workload with every id a hash, as UUID-keyed systems
+write them, where ids follow neither time nor rows. Timings are printed, never asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -213,6 +215,56 @@ def compare_pandera(ctx) -> list[dict[str, object]]:
     return out
 
 
+HASHED = ("coup_id", "stake_id", "shoe_id", "spin_id", "bet_id", "throw_id", "dice_set_id")
+
+
+def hashed_id(value: str) -> str:
+    return hashlib.blake2b(value.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def ensure_hashed_ids(bundle: Path) -> Path:
+    """The workload with every round, item, shoe and dice-set id replaced by a hash of it (16 hex
+    digits), as systems that key rows by UUIDs write them: ids neither in time order nor in the
+    order of their rows, so that the audit's fast paths for ids in increasing order do not apply. Its
+    planted breaches are the workload's, their ids hashed alike; the manifest as for `--shuffled`.
+    Derived once (about half a minute)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from auditor.loading.bundle import sha256_of
+
+    hashed = bundle.parent / (bundle.name + "-hashed-ids")
+    if (hashed / "manifest.json").exists():
+        return hashed
+    print(f"deriving {hashed} (every id a hash) ...", flush=True)
+    hashed.mkdir(parents=True, exist_ok=True)
+    for path in sorted(bundle.glob("*.parquet")):
+        table = pq.read_table(path)
+        for name in HASHED:
+            if name in table.column_names:
+                codes = pc.dictionary_encode(table.column(name)).combine_chunks()
+                words = pa.array([hashed_id(v) for v in codes.dictionary.to_pylist()], type=codes.dictionary.type)
+                column = pa.DictionaryArray.from_arrays(codes.indices, words).cast(codes.dictionary.type)
+                table = table.set_column(table.column_names.index(name), name, column)
+        pq.write_table(table, hashed / path.name)
+    manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+    for name, digest in manifest["files"].items():
+        if (bundle / name).exists() and digest == "sha256:" + sha256_of(bundle / name):
+            manifest["files"][name] = "sha256:" + sha256_of(hashed / name)
+    (hashed / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    planted = bundle.parent / (bundle.name + ".planted.jsonl")
+    if planted.exists():
+        with planted.open(encoding="utf-8") as src, (hashed.parent / (hashed.name + ".planted.jsonl")).open("w", encoding="utf-8") as dst:
+            for record in map(json.loads, src):
+                for key in ("round_id", "item_id"):
+                    # Tournaments and tables keep their ids; every other id the planter names is hashed.
+                    if record.get(key) and not str(record["rule"]).startswith(("TRN", "WHL201", "CDF107")):
+                        record[key] = hashed_id(record[key])
+                dst.write(json.dumps(record) + "\n")
+    return hashed
+
+
 def planted_check(bundle: Path, violations: Path) -> str:
     """Whether the audit found exactly the planted breaches (by rule, round and item): a fast audit
     that misses or invents findings is no faster audit."""
@@ -250,6 +302,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=None, help="games audited at once (default: the CLI's)")
     parser.add_argument("--clock-offset", action="store_true", help="also audit the workload with every wheel bet an hour late (millions of findings)")
     parser.add_argument("--shuffled", action="store_true", help="also audit the workload with every table's rows in a random order")
+    parser.add_argument("--hashed-ids", action="store_true", help="also audit the workload with every id a hash (as UUID-keyed systems write them)")
     parser.add_argument("--child", nargs=2, type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--child-partition", nargs=2, type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--child-pandera", type=Path, help=argparse.SUPPRESS)
@@ -324,6 +377,14 @@ def main() -> None:
         print(f"\nrows in a random order (every table shuffled): whole audit {mt['total']:.2f} s "
               f"(load {mt['load']:.2f} s, rules {mt['rules']:.2f} s, outputs {mt['outputs']:.2f} s), ratio {mt['total'] / read_s:.1f}× the read, "
               f"peak memory {mixed_peak:.2f} GB; correctness: {planted_check(bundle, mixed_out / 'violations.jsonl')}")
+    if args.hashed_ids:
+        keyed = ensure_hashed_ids(bundle)
+        keyed_out = keyed.parent / (keyed.name + "-report")
+        keyed_report, keyed_peak = measured([sys.executable, __file__, "--child", str(keyed), str(keyed_out), *workers])
+        kt = keyed_report["timings"]
+        print(f"\nevery id a hash (ids in no order): whole audit {kt['total']:.2f} s "
+              f"(load {kt['load']:.2f} s, rules {kt['rules']:.2f} s, outputs {kt['outputs']:.2f} s), ratio {kt['total'] / read_s:.1f}× the read, "
+              f"peak memory {keyed_peak:.2f} GB; correctness: {planted_check(keyed, keyed_out / 'violations.jsonl')}")
     if "pandera" in report:
         print("\nthe same checks written with pandera (same frames)")
         print(f"  {'rule':8s} {'rows':>10s} {'auditor':>10s} {'pandera':>10s} {'ratio':>7s}")
