@@ -293,6 +293,17 @@ def measured(cmd: list[str]) -> tuple[dict[str, object], float]:
     return report, usage.ru_maxrss / 1024 / 1024
 
 
+def derived_audit(title: str, derived: Path, planted_beside: Path, read_s: float, workers: list[str]) -> None:
+    """Audit a bundle derived from the workload and print its times, peak memory and whether its
+    findings are the planted ones (listed beside `planted_beside`)."""
+    out = derived.parent / (derived.name + "-report")
+    report, peak = measured([sys.executable, __file__, "--child", str(derived), str(out), *workers])
+    t = report["timings"]
+    print(f"\n{title}: whole audit {t['total']:.2f} s "
+          f"(load {t['load']:.2f} s, rules {t['rules']:.2f} s, outputs {t['outputs']:.2f} s), ratio {t['total'] / read_s:.1f}× the read, "
+          f"peak memory {peak:.2f} GB; correctness: {planted_check(planted_beside, out / 'violations.jsonl')}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=1_000_000)
@@ -370,21 +381,10 @@ def main() -> None:
               f"({', '.join(f'{r} {n:,}' for r, n in by_rule.most_common(3))}), whole audit {late_report['timings']['total']:.2f} s, "
               f"peak memory {late_peak:.2f} GB, violations.jsonl {(late_out / 'violations.jsonl').stat().st_size / 1e9:.1f} GB")
     if args.shuffled:
-        mixed = ensure_shuffled(bundle)
-        mixed_out = mixed.parent / (mixed.name + "-report")
-        mixed_report, mixed_peak = measured([sys.executable, __file__, "--child", str(mixed), str(mixed_out), *workers])
-        mt = mixed_report["timings"]
-        print(f"\nrows in a random order (every table shuffled): whole audit {mt['total']:.2f} s "
-              f"(load {mt['load']:.2f} s, rules {mt['rules']:.2f} s, outputs {mt['outputs']:.2f} s), ratio {mt['total'] / read_s:.1f}× the read, "
-              f"peak memory {mixed_peak:.2f} GB; correctness: {planted_check(bundle, mixed_out / 'violations.jsonl')}")
+        derived_audit("rows in a random order (every table shuffled)", ensure_shuffled(bundle), bundle, read_s, workers)
     if args.hashed_ids:
         keyed = ensure_hashed_ids(bundle)
-        keyed_out = keyed.parent / (keyed.name + "-report")
-        keyed_report, keyed_peak = measured([sys.executable, __file__, "--child", str(keyed), str(keyed_out), *workers])
-        kt = keyed_report["timings"]
-        print(f"\nevery id a hash (ids in no order): whole audit {kt['total']:.2f} s "
-              f"(load {kt['load']:.2f} s, rules {kt['rules']:.2f} s, outputs {kt['outputs']:.2f} s), ratio {kt['total'] / read_s:.1f}× the read, "
-              f"peak memory {keyed_peak:.2f} GB; correctness: {planted_check(keyed, keyed_out / 'violations.jsonl')}")
+        derived_audit("every id a hash (ids in no order)", keyed, keyed, read_s, workers)
     if "pandera" in report:
         print("\nthe same checks written with pandera (same frames)")
         print(f"  {'rule':8s} {'rows':>10s} {'auditor':>10s} {'pandera':>10s} {'ratio':>7s}")
