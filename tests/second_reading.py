@@ -421,7 +421,7 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
             key, parent = ROUND_OF[name]
             out |= {("LOG003", str(r["_source"]), None) for r in rs if r[key] not in ids_read[parent]}
             rs = [r for r in rs if r[key] in audited_rounds[parent]]
-        _write_rows(kept_dir / f"{name}.csv", [{c: v for c, v in r.items() if c != "_source"} for r in rs], list(read_header(bundle / f"{name}.csv")))
+        write_rows(kept_dir / f"{name}.csv", [{c: v for c, v in r.items() if c != "_source"} for r in rs], list(read_header(bundle / f"{name}.csv")))
     for other in ("tables", "wheel_layouts", "dice_sets"):
         if (bundle / f"{other}.csv").exists():
             (kept_dir / f"{other}.csv").write_bytes((bundle / f"{other}.csv").read_bytes())
@@ -433,7 +433,8 @@ def read_header(path: Path) -> list[str]:
         return next(csv.reader(fh))
 
 
-def _write_rows(path: Path, rs: list[Row], header: list[str]) -> None:
+def write_rows(path: Path, rs: list[Row], header: list[str]) -> None:
+    """Rows as a CSV file with `header`, None as an empty cell."""
     with path.open("w", newline="", encoding="utf-8") as fh:
         w = csv.DictWriter(fh, fieldnames=header)
         w.writeheader()

@@ -6,14 +6,21 @@ what the simulator plants; these check what nobody planted."""
 
 from __future__ import annotations
 
-import csv
 import random
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from second_reading import Key, Row, chemin_de_fer, quarantine, rows, wheel_and_dice
+from second_reading import (
+    Key,
+    Row,
+    chemin_de_fer,
+    quarantine,
+    rows,
+    wheel_and_dice,
+    write_rows,
+)
 
 from auditor.engine import run_audit
 from auditor.loading import load_bundle
@@ -21,8 +28,8 @@ from auditor.rules import select_rules
 from auditor.ruleset import load_ruleset
 from auditor.simulate import simulate
 
-SYM = ["24", "15", "7", "4", "2", "figura_1", "figura_2"]
-NULLR = ["foreign_object", "off_table", "defect", "foreign_substance", "not_all_in_cup", "retained_in_cup", "not_isolated"]
+SYMBOLS = ["24", "15", "7", "4", "2", "figura_1", "figura_2"]
+NULL_REASONS = ["foreign_object", "off_table", "defect", "foreign_substance", "not_all_in_cup", "retained_in_cup", "not_isolated"]
 
 
 def _shift(v: str | None, rng: random.Random) -> str | None:
@@ -33,14 +40,12 @@ def _shift(v: str | None, rng: random.Random) -> str | None:
 
 
 def _write(path: Path, rs: list[Row]) -> None:
-    with path.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rs[0]))
-        w.writeheader()
-        for r in rs:
-            w.writerow({k: ("" if v is None else v) for k, v in r.items()})
+    write_rows(path, rs, list(rs[0]))
 
 
 def mutate_wheel_and_dice(bundle: Path, rng: random.Random, n: int) -> None:
+    """`n` cells of the wheel and dice tables (and the tables' limits) changed to other values the
+    format allows: every row stays audited, any rule may break."""
     t = {name: rows(bundle / f"{name}.csv") for name in ("tables", "wheel_spins", "wheel_bets", "dice_throws", "dice_bets", "dice_sets")}
     for _ in range(n):
         name = rng.choice(list(t)[1:] * 4 + ["wheel_bets", "dice_bets", "dice_throws", "wheel_spins", "tables"])
@@ -63,7 +68,7 @@ def mutate_wheel_and_dice(bundle: Path, rng: random.Random, n: int) -> None:
             elif c == "stop_slot":
                 r[c] = rng.choice([None, str(rng.randrange(54))])
             elif c == "symbol":
-                r[c] = rng.choice([None] + SYM)
+                r[c] = rng.choice([None] + SYMBOLS)
             elif c == "table_id":
                 r[c] = o[c]
             else:
@@ -72,7 +77,7 @@ def mutate_wheel_and_dice(bundle: Path, rng: random.Random, n: int) -> None:
             c = rng.choice(["symbol", "stake_cents", "ts_placed", "ts_withdrawn", "payout_cents", "stake_returned", "paid_seq", "spin_id"])
             spin = next((s for s in t["wheel_spins"] if s["spin_id"] == r["spin_id"]), None)
             if c == "symbol":
-                r[c] = rng.choice(SYM)
+                r[c] = rng.choice(SYMBOLS)
             elif c == "stake_cents":
                 r[c] = str(rng.choice([0, 99, 100, 500, 501, 1000, 4999, 5000, 100000, 100001, int(r[c]) * 2]))
             elif c in ("ts_placed", "ts_withdrawn"):
@@ -105,7 +110,7 @@ def mutate_wheel_and_dice(bundle: Path, rng: random.Random, n: int) -> None:
                         r[d] = r[d] or str(rng.randint(1, 6))
                     r["result"] = r["result"] or rng.choice(["asos", "petit", "gran", "none"])
             elif c == "null_reason":
-                r[c] = rng.choice([None] + NULLR)
+                r[c] = rng.choice([None] + NULL_REASONS)
             elif c == "touched_before_announce":
                 r[c] = rng.choice([None, "true", "false"])
             elif c == "ts":
@@ -147,6 +152,8 @@ def _card(rng: random.Random) -> str:
 
 
 def mutate_chemin_de_fer(bundle: Path, rng: random.Random, n: int) -> None:
+    """`n` cells of the coups, stakes and chemin de fer tables changed to other values the format
+    allows: every row stays audited, any rule may break."""
     t = {name: rows(bundle / f"{name}.csv") for name in ("tables", "cdf_coups", "cdf_stakes")}
     for _ in range(n):
         name = rng.choice(["cdf_coups"] * 6 + ["cdf_stakes"] * 4 + ["tables"])
