@@ -44,9 +44,9 @@ def wheel_and_dice(bundle: Path) -> set[Key]:
     out: set[Key] = set()
     tables = {r["table_id"]: r for r in rows(bundle / "tables.csv")}
     # ---------------- wheel
-    layout: dict[str, dict[int, str]] = defaultdict(dict)
+    layout: dict[str | None, dict[int, set[str | None]]] = defaultdict(dict)
     for r in rows(bundle / "wheel_layouts.csv"):
-        layout[r["table_id"]][int(r["slot"])] = r["symbol"]
+        layout[r["table_id"]].setdefault(int(r["slot"]), set()).add(r["symbol"])
     spins = {r["spin_id"]: r for r in rows(bundle / "wheel_spins.csv")}
     bets = rows(bundle / "wheel_bets.csv")
     by_spin = defaultdict(list)
@@ -69,8 +69,9 @@ def wheel_and_dice(bundle: Path) -> set[Key]:
         if settled and b(s["obstructed"]):
             out.add(("WHL204", sid, None))
         lay = layout.get(s["table_id"])
-        slot_symbol = lay.get(i(s["stop_slot"])) if lay is not None and s["stop_slot"] is not None else None
-        if settled and (slot_symbol is None or s["symbol"] != slot_symbol):
+        symbols = lay.get(i(s["stop_slot"]), set()) if lay is not None and s["stop_slot"] is not None else set()
+        slot_symbol = next(iter(symbols)) if len(symbols) == 1 else None  # a slot listed twice names no symbol
+        if settled and s["symbol"] not in symbols:
             out.add(("WHL206", sid, None))
         o, n, st, se = (ts(s[c]) for c in ("ts_open", "ts_no_more_bets", "ts_stop", "ts_settled"))
         if not (o < n < st <= se):

@@ -53,6 +53,21 @@ def test_whl206_winning_symbol(tmp_path: Path) -> None:
     assert found(f) == [("W1-2", None)] and f.iloc[0]["expected"] == "7"
 
 
+@pytest.mark.parametrize("extra_first", [True, False])
+def test_whl206_207_a_slot_listed_with_two_symbols_accepts_either_whatever_the_row_order(tmp_path: Path, extra_first: bool) -> None:
+    """Slot 40 listed as `7` and as `2` (WHL201's finding): a spin recorded on either is not WHL206's,
+    and its bets are paid by the recorded symbol; a third symbol is reported, naming both."""
+    extra = {"table_id": "W1", "slot": 40, "symbol": "2"}
+    rows = [extra, *layout()] if extra_first else [*layout(), extra]
+    spins = [spin("W1-1", 1, slot=40, symbol="7"), spin("W1-2", 2, slot=40, symbol="2"), spin("W1-3", 3, slot=40, symbol="24")]
+    bets = [bet("B1", "W1-2", symbol="2", stake=1000, n=2, payout_cents=20000, stake_returned=True, paid_seq=1),
+            bet("B2", "W1-2", symbol="7", stake=1000, n=2)]
+    tables = wheel(spins, bets, layouts=rows)
+    f = audit(tmp_path / "206", tables, "WHL206")
+    assert found(f) == [("W1-3", None)] and list(f["expected"]) == ["2|7"]
+    assert found(audit(tmp_path / "207", tables, "WHL207")) == []
+
+
 @pytest.mark.parametrize(("symbol", "slot", "odds"), [("24", 0, 1), ("15", 24, 2), ("7", 40, 5), ("4", 46, 10), ("2", 50, 20), ("figura_1", 52, 45), ("figura_2", 53, 45)])
 def test_whl207_payout_odds_table(tmp_path: Path, symbol: str, slot: int, odds: int) -> None:
     good = bet("B1", symbol=symbol, stake=1000, payout_cents=1000 * odds, stake_returned=True, paid_seq=1)

@@ -25,11 +25,21 @@ def _spins(ctx: Context) -> pd.DataFrame:
         s["prev_ts_settled"] = s["ts_settled"].shift().where(same)
         s["settled"] = s["status"] == "settled"
         if c.has("wheel_layouts"):
-            layout = c.frame("wheel_layouts").drop_duplicates(["table_id", "slot"]).set_index(["table_id", "slot"])["symbol"]
+            lay = c.frame("wheel_layouts")[["table_id", "slot", "symbol"]].drop_duplicates()
+            # A slot listed with two symbols (WHL201's finding) has no symbol of its own, whichever row
+            # comes first: its spins are judged by their recorded symbol when it is one of them.
+            twice = lay.duplicated(["table_id", "slot"], keep=False).to_numpy()
             key = pd.MultiIndex.from_arrays([s["table_id"], s["stop_slot"].astype("float64").fillna(-1).astype("int64")])
-            s["layout_symbol"] = layout.reindex(key).to_numpy()
+            s["layout_symbol"] = lay[~twice].set_index(["table_id", "slot"])["symbol"].reindex(key).to_numpy()
+            both = lay[twice]
+            choices = both.groupby(["table_id", "slot"], observed=True)["symbol"].agg(lambda v: "|".join(sorted(map(str, v))))
+            s["layout_choices"] = choices.reindex(key).to_numpy() if len(both) else None
+            recorded = pd.MultiIndex.from_arrays([key.get_level_values(0), key.get_level_values(1), s["symbol"]])
+            s["symbol_among_choices"] = recorded.isin(pd.MultiIndex.from_frame(both)) if len(both) else False
         else:
             s["layout_symbol"] = np.nan
+            s["layout_choices"] = None
+            s["symbol_among_choices"] = False
         if c.has("tables"):
             s = join_on_key(s, c.frame("tables"), "table_id", "table_id", ["min_cents", "max_cents"])
         else:
@@ -164,13 +174,15 @@ def void_spin_settlement(ctx: Context) -> pd.DataFrame:
 )
 def winning_symbol(ctx: Context) -> pd.DataFrame:
     """On a settled spin, the recorded symbol is the layout's symbol at stop_slot (a settled spin
-    with no stop_slot, or a slot the layout lacks, is reported too).
+    with no stop_slot, or a slot the layout lacks, is reported too). A slot the layout lists with
+    two symbols (WHL201's finding) accepts either: the log cannot say which one the wheel bears.
 
     Passes: stop_slot 12, layout slot 12 = `7`, symbol `7`. Fails: symbol `2`.
     """
     s = _spins(ctx)
-    bad = s["settled"] & (s["symbol"] != s["layout_symbol"]).fillna(True)
-    return hits(s, bad, round_col="spin_id", expected=s["layout_symbol"], observed=s["symbol"])
+    bad = s["settled"] & (s["symbol"] != s["layout_symbol"]).fillna(True) & ~s["symbol_among_choices"]
+    expected = s["layout_symbol"].where(s["layout_symbol"].notna(), s["layout_choices"])
+    return hits(s, bad, round_col="spin_id", expected=expected, observed=s["symbol"])
 
 
 @rule(
@@ -181,7 +193,7 @@ def winning_symbol(ctx: Context) -> pd.DataFrame:
 )
 def payout_odds(ctx: Context) -> pd.DataFrame:
     """On a settled spin, a winning bet (its symbol is the one at the stop slot in the table's layout,
-    or the recorded symbol where there is no layout) is paid stake × 1, 2, 5, 10, 20
+    or the recorded symbol where there is no layout or it lists the slot twice) is paid stake × 1, 2, 5, 10, 20
     or 45 (`24`, `15`, `7`, `4`, `2`, figures; `wheel_odds`) and its stake returned; a losing bet is
     paid nothing and not returned; a bet withdrawn before ts_no_more_bets is not in play (paid
     nothing, stake returned).
