@@ -266,6 +266,14 @@ def _first_by_sorting(ids: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
 def _first_by_dictionary(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
     n = len(ids)
     encoded = pc.dictionary_encode(ids)
+    if len(encoded.dictionary) == n - ids.null_count:
+        # Every id once (ids in no order, as hashes or UUIDs are): each row is its own first, and the
+        # distinct ids are the column itself, not a second copy of every id held for the audit.
+        distinct = ids if not ids.null_count else ids.drop_null()
+        codes = np.arange(n, dtype=np.int64)
+        if ids.null_count:
+            codes[ids.is_null().to_numpy(zero_copy_only=False)] = -1
+        return codes, distinct
     codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
     known = codes >= 0
     if not known.any():

@@ -266,3 +266,14 @@ def test_positions_of_slices_of_larger_columns() -> None:
     for skip_keys, skip_ids in [(0, 1), (1, 0), (5, 3)]:
         k, i = keys.iloc[skip_keys:], ids.iloc[skip_ids:]
         assert positions(k, i).tolist() == _first_position(k.tolist(), i.tolist())
+
+
+@pytest.mark.parametrize("nulls", [0, 3])
+def test_ids_in_no_order_each_once_are_their_own_firsts(nulls: int) -> None:
+    rng = random.Random(nulls)
+    values: list[str | None] = [f"{rng.getrandbits(64):016x}" for _ in range(5000)]
+    for at in rng.sample(range(len(values)), nulls):
+        values[at] = None
+    codes, distinct = first_occurrences(pa.array(values, type=pa.large_string()))
+    assert codes.tolist() == _naive_first(values)
+    assert distinct.to_pylist() == [v for v in values if v is not None]
