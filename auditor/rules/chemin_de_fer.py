@@ -203,7 +203,8 @@ def voluntary_garage(ctx: Context) -> pd.DataFrame:
     `voluntary_garage_multiple` × the point minimum and the garage does not exceed them, or (b) from
     the banker's second coup of the stint on, the garage is at most half of
     `bank_cents + banker_result_cents − cagnotte_cents` (rounded down). A stint is the run of
-    consecutive coups of a table with the same banker (a shoe carry-over continues it).
+    consecutive coups of a table with the same banker (a shoe carry-over continues it). A garage of
+    0 cents is no garage, whatever garage_kind says.
 
     Passes: second coup, bank 10,000, won 10,000, cagnotte 500 → garage 9,750. Fails: first coup of
     the stint, garage 5,000 with winnings of 9,500 and minimum 1,000.
