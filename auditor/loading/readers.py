@@ -262,9 +262,9 @@ def _set_aside(data: bytes, names: list[str]) -> tuple[bytes, np.ndarray, list[L
     """The CSV text without its blank lines, its lines of bad UTF-8 and its lines with a quote left
     open (the header first), the number of each line kept (the header is line 0), and each bad line
     reported as `_read_csv_slow` does. None when a line with an odd number of quotes reads well on its
-    own (a quote inside a cell): only reading line by line gives it as that reading does."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    own (a quote inside a cell): only reading line by line gives it as that reading does. A byte-order
+    mark stays with the header, for pyarrow to drop as it does when it reads the whole text (slicing
+    it off would copy the text)."""
     newlines = _positions_of(data, 10)
     starts = np.concatenate([[0], newlines + 1])
     ends = np.concatenate([newlines, [len(data)]])
