@@ -296,3 +296,12 @@ REPORTED_ON: dict[str, tuple[str | None, str | None]] = {
     "tournaments": ("tournament_id", None),
     "tournament_entries": ("tournament_id", "player_id"),
 }
+
+# The order each round table is replayed in, a table's rounds in time (file order breaks a tie): the
+# sequence rules read rounds in it, and the audit by partition carries each part's last rounds over in
+# it, so both must use this one.
+REPLAY_ORDER: dict[str, list[str]] = {
+    "cdf_coups": ["table_id", "ts", "shoe_id", "coup_no", "_file", "_line"],
+    "wheel_spins": ["table_id", "ts_open", "ts_no_more_bets", "_file", "_line"],
+    "dice_throws": ["table_id", "ts", "_file", "_line"],
+}

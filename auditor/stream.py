@@ -5,8 +5,7 @@ one group of same-named parts at a time. Every sequence rule looks backwards onl
 audited with the rows of the previous groups it still needs carried over as context: the shoes
 each chemin de fer table has dealt from since its current shoe began and its current banker stint
 (with their stakes), the last spin of each wheel, the current dice-set and launcher stints of each
-dice table. Findings on context rows were reported
-with their own group and are dropped. A first pass reads only id columns, for orphans (LOG003) and
+dice table. Findings on context rows were reported with their own group and are dropped. A first pass reads only id columns, for orphans (LOG003) and
 duplicates (LOG002) across groups. Tables that are single files (tables, layouts, dice sets,
 tournaments) are loaded once; their own rules, and the manifest check, run once at the end.
 
@@ -44,7 +43,7 @@ from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame,
 from auditor.report.outputs import data_period
 from auditor.rules import Rule
 from auditor.ruleset import Ruleset
-from auditor.schema import REPORTED_ON, TABLES
+from auditor.schema import REPLAY_ORDER, REPORTED_ON, TABLES
 
 BIG = ("cdf_coups", "cdf_stakes", "wheel_spins", "wheel_bets", "dice_throws", "dice_bets")
 LOG_EVERYWHERE = ("LOG001", "LOG002", "LOG003")
@@ -227,7 +226,7 @@ def _context(frames: dict[str, pd.DataFrame], ruleset: Ruleset) -> dict[str, pd.
     out: dict[str, pd.DataFrame] = {}
     coups = frames.get("cdf_coups")
     if coups is not None and len(coups):
-        ordered = stable_sorted(coups, ["table_id", "ts", "shoe_id", "coup_no", "_file", "_line"])
+        ordered = stable_sorted(coups, REPLAY_ORDER["cdf_coups"])
         keep = np.union1d(_last_shoes(ordered), _last_runs(ordered, "banker_id"))
         out["cdf_coups"] = coups.loc[keep]
         stakes = frames.get("cdf_stakes")
@@ -235,11 +234,11 @@ def _context(frames: dict[str, pd.DataFrame], ruleset: Ruleset) -> dict[str, pd.
             out["cdf_stakes"] = stakes[isin(stakes["coup_id"], out["cdf_coups"]["coup_id"])]
     spins = frames.get("wheel_spins")
     if spins is not None and len(spins):
-        s = stable_sorted(spins, ["table_id", "ts_open", "ts_no_more_bets", "_file", "_line"])
+        s = stable_sorted(spins, REPLAY_ORDER["wheel_spins"])
         out["wheel_spins"] = s.groupby("table_id", observed=True).tail(1)
     throws = frames.get("dice_throws")
     if throws is not None and len(throws):
-        ordered = stable_sorted(throws, ["table_id", "ts", "_file", "_line"])
+        ordered = stable_sorted(throws, REPLAY_ORDER["dice_throws"])
         gap = pd.Timedelta(minutes=float(ruleset.value("session_gap_minutes")))  # type: ignore[arg-type]
         keep = np.union1d(_last_runs(ordered, "dice_set_id", gap), _last_runs(ordered, "launcher_id", gap))
         out["dice_throws"] = throws.loc[keep]

@@ -13,6 +13,7 @@ import pandas as pd
 
 from auditor.frames import fixed_width_bytes, join_on_key, stable_sorted
 from auditor.rules.base import Context
+from auditor.schema import REPLAY_ORDER
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
@@ -138,7 +139,7 @@ def _stake_aggregates(stakes: pd.DataFrame, at: np.ndarray, n: int) -> dict[str,
 
 
 def prepare_coups(ctx: Context) -> pd.DataFrame:
-    coups = ctx.in_order("cdf_coups", ["table_id", "ts", "shoe_id", "coup_no", "_file", "_line"])
+    coups = ctx.in_order("cdf_coups", REPLAY_ORDER["cdf_coups"])
     rp = replay(coups, ctx)
     df = pd.concat([coups, rp], axis=1)
     if ctx.has("tables"):

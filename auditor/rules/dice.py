@@ -12,6 +12,7 @@ import pandas as pd
 
 from auditor.frames import join_on_key
 from auditor.rules.base import Context, hits, iso, no_hits, rule
+from auditor.schema import REPLAY_ORDER
 
 EP = "25"
 THROWS = ("dice_throws",)
@@ -21,7 +22,7 @@ REPLACE_AFTER = ("off_table", "defect", "foreign_substance")
 
 def _throws(ctx: Context) -> pd.DataFrame:
     def build(c: Context) -> pd.DataFrame:
-        t = c.in_order("dice_throws", ["table_id", "ts", "_file", "_line"])
+        t = c.in_order("dice_throws", REPLAY_ORDER["dice_throws"])
         total = t["die1"].astype("float64") + t["die2"].astype("float64") + t["die3"].astype("float64")
         t["total"] = total
         t["true_result"] = np.select(

@@ -11,6 +11,7 @@ import pandas as pd
 
 from auditor.frames import join_on_key
 from auditor.rules.base import Context, at_least, hits, iso, no_hits, rule
+from auditor.schema import REPLAY_ORDER
 
 EP = "24"
 SPINS = ("wheel_spins",)
@@ -19,7 +20,7 @@ BETS = ("wheel_spins", "wheel_bets")
 
 def _spins(ctx: Context) -> pd.DataFrame:
     def build(c: Context) -> pd.DataFrame:
-        s = c.in_order("wheel_spins", ["table_id", "ts_open", "ts_no_more_bets", "_file", "_line"])
+        s = c.in_order("wheel_spins", REPLAY_ORDER["wheel_spins"])
         s["ts"] = s["ts_no_more_bets"]
         same = s["table_id"] == s["table_id"].shift()
         s["prev_ts_settled"] = s["ts_settled"].shift().where(same)
