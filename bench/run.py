@@ -73,16 +73,26 @@ def ensure_clock_offset(bundle: Path) -> Path:
     return late
 
 
+def carry_manifest(bundle: Path, derived: Path) -> None:
+    """The workload's manifest for a bundle derived from it: each digest that held for the workload's
+    file now names the derived file, and a digest the workload planted wrong (LOG004) stays wrong, so
+    that the derived bundle's findings must be the planted ones again."""
+    from auditor.loading.bundle import sha256_of
+
+    manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+    for name, digest in manifest["files"].items():
+        if (bundle / name).exists() and digest == "sha256:" + sha256_of(bundle / name):
+            manifest["files"][name] = "sha256:" + sha256_of(derived / name)
+    (derived / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+
+
 def ensure_shuffled(bundle: Path) -> Path:
     """The workload with every table's rows in a random order (seeded): the format gives row order no
     meaning, and a casino's system may write rows in any order, where the simulator writes them in
-    id order, the order the audit's fastest paths look for. The manifest lists the new digests, but
-    keeps a digest the workload planted wrong (LOG004), so that the findings must be the planted ones
-    again. Derived once from the workload's files."""
+    id order, the order the audit's fastest paths look for. Its manifest: `carry_manifest`. Derived
+    once from the workload's files."""
     import numpy as np
     import pyarrow.parquet as pq
-
-    from auditor.loading.bundle import sha256_of
 
     shuffled = bundle.parent / (bundle.name + "-shuffled")
     if (shuffled / "manifest.json").exists():
@@ -93,11 +103,7 @@ def ensure_shuffled(bundle: Path) -> Path:
     for path in sorted(bundle.glob("*.parquet")):
         table = pq.read_table(path)
         pq.write_table(table.take(rng.permutation(len(table))), shuffled / path.name)
-    manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
-    for name, digest in manifest["files"].items():
-        if (bundle / name).exists() and digest == "sha256:" + sha256_of(bundle / name):
-            manifest["files"][name] = "sha256:" + sha256_of(shuffled / name)
-    (shuffled / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    carry_manifest(bundle, shuffled)
     return shuffled
 
 
@@ -226,13 +232,11 @@ def ensure_hashed_ids(bundle: Path) -> Path:
     """The workload with every round, item, shoe and dice-set id replaced by a hash of it (16 hex
     digits), as systems that key rows by UUIDs write them: ids neither in time order nor in the
     order of their rows, so that the audit's fast paths for ids in increasing order do not apply. Its
-    planted breaches are the workload's, their ids hashed alike; the manifest as for `--shuffled`.
+    planted breaches are the workload's, their ids hashed alike; its manifest: `carry_manifest`.
     Derived once (about half a minute)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
-
-    from auditor.loading.bundle import sha256_of
 
     hashed = bundle.parent / (bundle.name + "-hashed-ids")
     if (hashed / "manifest.json").exists():
@@ -248,11 +252,7 @@ def ensure_hashed_ids(bundle: Path) -> Path:
                 column = pa.DictionaryArray.from_arrays(codes.indices, words).cast(codes.dictionary.type)
                 table = table.set_column(table.column_names.index(name), name, column)
         pq.write_table(table, hashed / path.name)
-    manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
-    for name, digest in manifest["files"].items():
-        if (bundle / name).exists() and digest == "sha256:" + sha256_of(bundle / name):
-            manifest["files"][name] = "sha256:" + sha256_of(hashed / name)
-    (hashed / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    carry_manifest(bundle, hashed)
     planted = bundle.parent / (bundle.name + ".planted.jsonl")
     if planted.exists():
         with planted.open(encoding="utf-8") as src, (hashed.parent / (hashed.name + ".planted.jsonl")).open("w", encoding="utf-8") as dst:
