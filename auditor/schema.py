@@ -297,11 +297,13 @@ REPORTED_ON: dict[str, tuple[str | None, str | None]] = {
     "tournament_entries": ("tournament_id", "player_id"),
 }
 
-# The order each round table is replayed in, a table's rounds in time (file order breaks a tie): the
-# sequence rules read rounds in it, and the audit by partition carries each part's last rounds over in
-# it, so both must use this one.
+# The order each round table is replayed in, a table's rounds in time: the sequence rules read rounds
+# in it, and the audit by partition carries each part's last rounds over in it, so both must use this
+# one. Two rounds of a table at one time are taken in id order, so that the findings of a bundle do
+# not depend on the order its rows were written in (the format gives row order no meaning); file
+# order is left only for rows that repeat an id (LOG002's).
 REPLAY_ORDER: dict[str, list[str]] = {
-    "cdf_coups": ["table_id", "ts", "shoe_id", "coup_no", "_file", "_line"],
-    "wheel_spins": ["table_id", "ts_open", "ts_no_more_bets", "_file", "_line"],
-    "dice_throws": ["table_id", "ts", "_file", "_line"],
+    "cdf_coups": ["table_id", "ts", "shoe_id", "coup_no", "coup_id", "_file", "_line"],
+    "wheel_spins": ["table_id", "ts_open", "ts_no_more_bets", "spin_id", "_file", "_line"],
+    "dice_throws": ["table_id", "ts", "throw_id", "_file", "_line"],
 }

@@ -75,6 +75,14 @@ def test_bfr308_dice_replaced_after_fault(tmp_path: Path) -> None:
     assert found(audit(tmp_path, dice(throws), "BFR308")) == [("T4", None)]
 
 
+@pytest.mark.parametrize("later_id_first", [False, True])
+def test_bfr308_two_throws_at_one_time_are_replayed_in_id_order_whatever_the_row_order(tmp_path: Path, later_id_first: bool) -> None:
+    throws = [throw("T1", 1, null_reason="off_table", status="void", result=None), throw("T2", 1)]  # same set, same instant
+    if later_id_first:
+        throws.reverse()
+    assert found(audit(tmp_path, dice(throws), "BFR308")) == [("T2", None)]
+
+
 @pytest.mark.parametrize(("rule", "column"), [("BFR309", "dice_set_id"), ("BFR310", "launcher_id")])
 def test_bfr309_310_rotation(tmp_path: Path, rule: str, column: str) -> None:
     throws = [throw(f"T{m}", m) for m in (0, 30, 60, 61, 65)]  # same set and launcher from minute 0

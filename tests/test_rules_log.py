@@ -103,3 +103,9 @@ def test_log005_a_repeated_coup_no_names_the_later_coup_whatever_the_row_order(t
         f = audit(tmp_path / name, cdf([coup("C1"), *twos, coup("C3")]), "LOG005")
         assert found(f) == [("C9", None)]
         assert list(f["observed"].astype(str)) == ["2"]
+
+
+def test_log005_two_coups_with_one_coup_no_at_one_time_the_repeat_is_the_later_id_whatever_the_row_order(tmp_path: Path) -> None:
+    first, repeat = coup("C2", ts=at(120)), coup("C9", coup_no=2, ts=at(120))
+    for name, twos in (("a", [first, repeat]), ("b", [repeat, first])):
+        assert found(audit(tmp_path / name, cdf([coup("C1"), *twos, coup("C3")]), "LOG005")) == [("C9", None)]

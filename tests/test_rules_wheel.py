@@ -94,6 +94,16 @@ def test_whl209_bet_during_payout(tmp_path: Path) -> None:
     assert found(audit(tmp_path, wheel(spins, bets), "WHL209")) == [("W1-2", "B2")]
 
 
+@pytest.mark.parametrize("later_id_first", [False, True])
+def test_whl209_two_spins_at_one_time_are_replayed_in_id_order_whatever_the_row_order(tmp_path: Path, later_id_first: bool) -> None:
+    # Both open and close bets at the same instants; W1-1 settles at 180 s, W1-2 at 170 s.
+    spins = [spin("W1-1", 1), spin("W1-2", 1, ts_settled=at(170))]
+    bets = [bet("B1", "W1-1", ts_placed=at(125)), bet("B2", "W1-2", ts_placed=at(125))]
+    if later_id_first:
+        spins.reverse()
+    assert found(audit(tmp_path, wheel(spins, bets), "WHL209")) == [("W1-2", "B2")]
+
+
 def test_whl210_payout_order(tmp_path: Path) -> None:
     spins = [spin("W1-1", 1), spin("W1-2", 2)]
     bets = [bet("B1", symbol="7", stake=1000, payout_cents=5000, stake_returned=True, paid_seq=1),

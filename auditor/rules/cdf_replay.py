@@ -20,8 +20,8 @@ SUITS = "SHDC"
 PUNT_SIDE = ("punt", "banc", "banc_amb_la_taula", "banc_seguit")
 BANC_KINDS = ("banc", "banc_seguit")
 # A shoe's coups in dealing order. Of two coups with one coup_no the repeat is the one dealt later
-# (row order carries no meaning); file order only breaks a tie in time as well.
-SHOE_ORDER = ["table_id", "shoe_id", "coup_no", "ts", "_file", "_line"]
+# (row order carries no meaning); at one time too, the coup_id decides, then file order (a repeated id).
+SHOE_ORDER = ["table_id", "shoe_id", "coup_no", "ts", "coup_id", "_file", "_line"]
 
 
 def in_shoe_order(coups: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
