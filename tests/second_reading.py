@@ -5,10 +5,11 @@ Slow and simple on purpose: it judges the vectorised rules on small mutated bund
 Reads CSV bundles only."""
 from __future__ import annotations
 
+import calendar
 import csv
 import itertools
 from collections import Counter, defaultdict
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
@@ -29,6 +30,10 @@ def rows(path: Path) -> list[Row]:
 
 def ts(v: str | None) -> datetime | None:
     return None if v is None else datetime.fromisoformat(v)
+
+
+def day(v: str | None) -> date | None:
+    return None if v is None else date.fromisoformat(v)
 
 
 def b(v: str | None) -> bool | None:
@@ -441,3 +446,48 @@ def write_rows(path: Path, rs: list[Row], header: list[str]) -> None:
         w.writeheader()
         for r in rs:
             w.writerow({k: ("" if v is None else v) for k, v in r.items()})
+
+
+def anniversary(born: date, years: int) -> date:
+    """The same calendar date `years` later; 29 February in a common year is 28 February (the
+    ruleset's default `leap_day_anniversary`)."""
+    year = born.year + years
+    return date(year, born.month, min(born.day, calendar.monthrange(year, born.month)[1]))
+
+
+def tournaments(bundle: Path) -> set[Key]:
+    """(rule, tournament, player) of every TRN401-TRN408 breach, with the ruleset's defaults: costs at
+    most 25 % of fees, notice 10 days, authorisation at most a year, participants 18 or older."""
+    out: set[Key] = set()
+    held = {r["tournament_id"]: r for r in rows(bundle / "tournaments.csv")}
+    for tid, t in held.items():
+        assert tid is not None
+        fees, costs, prizes = i(t["fees_cents"]), i(t["organisation_costs_cents"]), i(t["prizes_cents"])
+        assert fees is not None and costs is not None and prizes is not None
+        if costs * 4 > fees:
+            out.add(("TRN401", tid, None))
+        if prizes < fees - costs:
+            out.add(("TRN402", tid, None))
+        starts, notified = day(t["starts_on"]), day(t["notified_on"])
+        assert starts is not None
+        if notified is None or notified > starts - timedelta(days=10):
+            out.add(("TRN403", tid, None))
+        start, end = day(t["authorised_from"]), day(t["authorised_to"])
+        if start is None or end is None or end > anniversary(start, 1) or not start <= starts <= end:
+            out.add(("TRN404", tid, None))
+        if t["venue"] == "external" and b(t["external_authorised"]) is not True:
+            out.add(("TRN408", tid, None))
+    for e in rows(bundle / "tournament_entries.csv"):
+        t = held.get(e["tournament_id"])
+        if t is None:
+            continue  # an orphan, LOG003's
+        key = (str(e["tournament_id"]), e["player_id"])
+        born, starts = day(e["birth_date"]), day(t["starts_on"])
+        assert born is not None and starts is not None
+        if anniversary(born, 18) > starts:
+            out.add(("TRN405", *key))
+        if b(e["excluded"]):
+            out.add(("TRN406", *key))
+        if not b(e["registered"]):
+            out.add(("TRN407", *key))
+    return out

@@ -7,7 +7,7 @@ what the simulator plants; these check what nobody planted."""
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import pandas as pd
@@ -15,9 +15,11 @@ import pytest
 from second_reading import (
     Key,
     Row,
+    anniversary,
     chemin_de_fer,
     quarantine,
     rows,
+    tournaments,
     wheel_and_dice,
     write_rows,
 )
@@ -239,6 +241,47 @@ def mutate_chemin_de_fer(bundle: Path, rng: random.Random, n: int) -> None:
 
 
 
+def _near(day: str, rng: random.Random) -> str:
+    return (date.fromisoformat(day) + timedelta(days=rng.choice([-366, -365, -11, -10, -9, -1, 0, 1, 9, 10, 365, 366]))).isoformat()
+
+
+def mutate_tournaments(bundle: Path, rng: random.Random, n: int) -> None:
+    """`n` cells of the tournaments and their entries moved to the edges of the rules: dates a day
+    either side of 10 days, a year and an 18th birthday (29 February among them), costs and prizes
+    at a cent either side of their limits, flags turned, entries moved to another tournament."""
+    t = {name: rows(bundle / f"{name}.csv") for name in ("tournaments", "tournament_entries")}
+    starts = {r["tournament_id"]: str(r["starts_on"]) for r in t["tournaments"]}
+    for _ in range(n):
+        name = rng.choice(list(t))
+        r, o = rng.choice(t[name]), rng.choice(t[name])
+        if name == "tournaments":
+            c = rng.choice(["starts_on", "notified_on", "authorised_from", "authorised_to", "venue", "external_authorised",
+                            "fees_cents", "organisation_costs_cents", "prizes_cents"])
+            if c in ("notified_on", "authorised_from", "authorised_to"):
+                r[c] = rng.choice([None, _near(str(r["starts_on"]), rng), _near(r[c] or str(r["starts_on"]), rng), "2024-02-29", "2025-02-28", "2025-03-01"])
+            elif c == "starts_on":
+                r[c] = _near(str(r[c]), rng)
+                starts[r["tournament_id"]] = r[c]
+            elif c == "venue":
+                r[c] = "external" if r[c] == "casino" else "casino"
+            elif c == "external_authorised":
+                r[c] = rng.choice([None, "true", "false"])
+            else:
+                fees, costs = int(str(r["fees_cents"])), int(str(r["organisation_costs_cents"]))
+                r[c] = str(max(0, rng.choice([fees // 4, fees // 4 + 1, fees - costs, fees - costs - 1, int(str(r[c])) + 1, int(str(r[c])) - 1])))
+        else:
+            c = rng.choice(["birth_date", "excluded", "registered", "tournament_id"])
+            if c == "birth_date":
+                eighteen = anniversary(date.fromisoformat(starts[r["tournament_id"]]), -18)
+                r[c] = rng.choice([eighteen, eighteen + timedelta(days=1), eighteen - timedelta(days=1), date(2008, 2, 29), date(2007, 2, 28)]).isoformat()
+            elif c == "tournament_id":
+                r[c] = o[c]
+            else:
+                r[c] = "true" if r[c] == "false" else "false"
+    for name, rs in t.items():
+        _write(bundle / f"{name}.csv", rs)
+
+
 def _audited(bundle: Path, prefixes: tuple[str, ...]) -> set[Key]:
     f = run_audit(load_bundle(bundle), load_ruleset(), select_rules(), lang="en").findings
     others = sorted(r for r in set(f["rule"]) if not r.startswith(prefixes))
@@ -284,6 +327,15 @@ def test_chemin_de_fer_agrees_with_a_second_reading(tmp_path: Path, seed: int) -
     want = chemin_de_fer(bundle)
     assert len(want) > 10
     assert _audited(bundle, ("CDF", "LOG005")) == want
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_tournaments_agree_with_a_second_reading(tmp_path: Path, seed: int) -> None:
+    bundle = _bundle(tmp_path, 3000 + seed, ["tournament"], 20000)
+    mutate_tournaments(bundle, random.Random(seed), 60)
+    want = tournaments(bundle)
+    assert len(want) > 5
+    assert _audited(bundle, ("TRN",)) == want
 
 
 BAD_CELLS = {  # table -> column -> cells the log format refuses (None: the required value missing)
