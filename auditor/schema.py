@@ -269,6 +269,19 @@ TABLES: dict[str, Table] = {
     )
 }
 
+# The tables whose ids other tables name (LOG003): the only ones whose ids the audit keeps beside
+# their frames (every id read, quarantined rows' included). A bet's id is named by nothing: keeping
+# its table's millions of distinct ids cost a copy of them whenever they are not in order.
+NAMED_BY_OTHERS: frozenset[str] = frozenset(parent for t in TABLES.values() for _, parent in t.parents)
+
+# Each item table: the column that names its round, and the round table. An item is judged with its
+# round, so one whose round is not audited is set aside at load (`Bundle.unmatched`).
+ITEM_ROUNDS: dict[str, tuple[str, str]] = {
+    "cdf_stakes": ("coup_id", "cdf_coups"),
+    "wheel_bets": ("spin_id", "wheel_spins"),
+    "dice_bets": ("throw_id", "dice_throws"),
+}
+
 # A round table names the game its table must be of (LOG003).
 ROUND_TABLES: dict[str, str] = {
     "cdf_coups": "chemin_de_fer",

@@ -37,13 +37,13 @@ import pyarrow.parquet as pq
 from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit, sorted_findings
 from auditor.figures import combine_figures, table_figures
 from auditor.frames import arrow, first_occurrences, isin, stable_sorted
-from auditor.loading.bundle import LOAD_THREADS, Bundle, LoadedFiles, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required
+from auditor.loading.bundle import LOAD_THREADS, Bundle, LoadedFiles, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required, set_aside_unmatched
 from auditor.loading.coerce import as_text
 from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame, repeated_names
 from auditor.report.outputs import data_period
 from auditor.rules import Rule
 from auditor.ruleset import Ruleset
-from auditor.schema import REPLAY_ORDER, REPORTED_ON, TABLES
+from auditor.schema import NAMED_BY_OTHERS, REPLAY_ORDER, REPORTED_ON, TABLES
 
 BIG = ("cdf_coups", "cdf_stakes", "wheel_spins", "wheel_bets", "dice_throws", "dice_bets")
 LOG_EVERYWHERE = ("LOG001", "LOG002", "LOG003")
@@ -106,10 +106,10 @@ def layout(path: Path) -> Layout:
 
 
 def _first_pass(path: Path, lay: Layout, threads: int = 1) -> tuple[dict[str, pa.Array], dict[str, set[str]], set[str]]:
-    """Every id of every partitioned table (for LOG003), the ids that occur more than once (the
-    candidates for LOG002, decided in the second pass among the rows that pass LOG001, as the whole
-    audit does), and the tables with a part that cannot be audited (its ids unknown, as
-    `Bundle.unread`): reads the id columns and the footers only, `threads` tables at once."""
+    """Every id of each partitioned table that others name (for LOG003), the ids that occur more than
+    once in any (the candidates for LOG002, decided in the second pass among the rows that pass
+    LOG001, as the whole audit does), and the tables with a part that cannot be audited (its ids
+    unknown, as `Bundle.unread`): reads the id columns and the footers only, `threads` tables at once."""
     ids: dict[str, pa.Array] = {}
     repeated: dict[str, set[str]] = {}
     unread: set[str] = set()
@@ -118,7 +118,9 @@ def _first_pass(path: Path, lay: Layout, threads: int = 1) -> tuple[dict[str, pa
             unread.add(table)
         if every is None:
             continue
-        first, ids[table] = first_occurrences(every)
+        first, distinct = first_occurrences(every)
+        if table in NAMED_BY_OTHERS:
+            ids[table] = distinct
         later = np.flatnonzero((first >= 0) & (first != np.arange(len(first))))
         if len(later):
             repeated[table] = set(every.take(pa.array(later, type=pa.int64())).to_pylist())
@@ -320,9 +322,9 @@ def audit_by_partition(
             keys = zip(own[table]["_file"].astype(str), own[table]["_line"], strict=True)
             own[table] = own[table][~np.fromiter((k in gone for k in keys), dtype=bool, count=len(own[table]))]
         group_q += late
-        frames = {**static.frames, **combined}
+        frames, unmatched, known = set_aside_unmatched({**static.frames, **combined}, ids_seen)
         q = pd.concat(group_q, ignore_index=True) if group_q else static.quarantine.iloc[0:0]
-        bundle = Bundle(path, group_sources, frames, q, ids_seen, unread=unread)
+        bundle = Bundle(path, group_sources, frames, q, ids_seen, unread=unread, unmatched=unmatched, _derived=known)
         result = run_audit(bundle, ruleset, group_rules, lang=lang, workers=workers, figures=False)  # a group's own rows are summed below
         mine = {s.name for s in group_sources}
         carried = set().union(*(_sources(c) for c in context.values())) if context else set()

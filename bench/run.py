@@ -158,7 +158,9 @@ def child(bundle: Path, out: Path, workers: int | None) -> None:
     started = time.perf_counter()
     loaded = load_bundle(bundle)
     t["load"] = time.perf_counter() - started
-    rows = {game: sum(len(loaded.frames[name]) for name in names if name in loaded.frames) for game, names in GAME_TABLES.items()}
+    # The rows of each game's tables the load kept, items of no audited round (set aside) included.
+    held = {name: len(frame) + len(loaded.unmatched.get(name, ())) for name, frame in loaded.frames.items()}
+    rows = {game: sum(held.get(name, 0) for name in names) for game, names in GAME_TABLES.items()}
     mark = time.perf_counter()
     workers = workers or DEFAULT_WORKERS  # as the CLI
     result = run_audit(loaded, load_ruleset(), select_rules(), lang="ca", workers=workers)

@@ -15,8 +15,11 @@ from helpers import CDF_TABLE, cdf, coup, stake_row, write_bundle
 from typer.testing import CliRunner
 
 from auditor.cli import app
+from auditor.engine import run_audit
 from auditor.loading import load_bundle
 from auditor.loading.bundle import BundleError
+from auditor.rules import select_rules
+from auditor.ruleset import load_ruleset
 
 HEADER = "coup_id,table_id,shoe_id,coup_no,ts,players_seated,banker_id,banker_seat,bank_event,bank_cents,mode,player_id,player_cards,banker_cards,third_face_up,outcome,banker_result_cents,cagnotte_cents,garage_cents,garage_kind,bank_after_cents,stop_card,status"
 GOOD = "C{n},T1,S1,{n},2026-03-01T21:0{n}:05+01:00,5,B1,1,initial,10000,rules,P2,9S 8H,TC 7D,,tie,0,0,0,,10000,false,settled"
@@ -423,6 +426,28 @@ def test_loading_tables_in_threads_gives_the_same_bundle(sample: str) -> None:
     for name in one.frames:
         pd.testing.assert_frame_equal(one.frames[name], two.frames[name])
     assert {t: a.to_pylist() for t, a in one.ids_seen.items()} == {t: a.to_pylist() for t, a in two.ids_seen.items()}
+    assert list(one.unmatched) == list(two.unmatched)
+    for name in one.unmatched:
+        pd.testing.assert_frame_equal(one.unmatched[name], two.unmatched[name])
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_items_of_no_audited_round_are_set_aside_counted_and_reported_once(tmp_path: Path, threads: int) -> None:
+    """A stake of a quarantined coup and a stake of no coup at all leave the game rules' frames (no
+    rule can judge a stake without its coup) for `unmatched`, in file order; only the second is an
+    orphan (LOG003). Both are rows read and audited, none is quarantined, none is lost."""
+    stakes = [stake_row("S1", "C1"), stake_row("S2", "C2"), stake_row("S3", "C404"), stake_row("S4", "C1")]
+    write_bundle(tmp_path, cdf([coup("C1"), coup("C2", bank_cents=-1)], stakes))  # C2 is quarantined
+    bundle = load_bundle(tmp_path, threads=threads)
+    assert list(bundle.frames["cdf_stakes"]["stake_id"]) == ["S1", "S4"]
+    assert list(bundle.unmatched["cdf_stakes"]["stake_id"]) == ["S2", "S3"]
+    assert list(bundle.unmatched["cdf_stakes"]["_line"]) == [2, 3]
+    assert bundle.parent_positions("cdf_stakes", "coup_id", "cdf_coups").tolist() == [0, 0]
+    counts = {f.name: (f.rows_read, f.rows_audited, f.rows_quarantined) for f in bundle.files}
+    assert counts["cdf_stakes.csv"] == (4, 4, 0) and counts["cdf_coups.csv"] == (2, 1, 1)
+    findings = run_audit(bundle, load_ruleset(), select_rules(), lang="en").findings
+    assert list(findings.loc[findings["rule"] == "LOG003", "source"]) == ["cdf_stakes.csv:3"]
+    assert not findings["item_id"].isin(["S2", "S3"]).to_numpy()[findings["rule"] != "LOG003"].any()
 
 
 def test_infinite_numbers_are_bad_cells_in_every_format() -> None:

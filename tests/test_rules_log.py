@@ -39,7 +39,8 @@ def test_log002_counts_only_rows_that_passed_log001_and_spans_files(tmp_path: Pa
     reasons = dict(zip(q["line"], q["reason"], strict=True))
     assert reasons[4].endswith("first at cdf_stakes.csv:2") and q.iloc[2]["reason"].endswith("first at cdf_stakes.csv:3")
     assert sorted(bundle.frames["cdf_stakes"]["stake_id"]) == ["S1", "S2", "S3"]
-    assert sorted(bundle.ids_seen["cdf_stakes"].to_pylist()) == ["S1", "S2", "S3"]
+    assert sorted(bundle.ids_seen["cdf_coups"].to_pylist()) == ["C1"]
+    assert "cdf_stakes" not in bundle.ids_seen  # no record names a stake (LOG003): its ids are not kept
     counts = {f.name: (f.rows_read, f.rows_quarantined) for f in bundle.files}
     assert counts["cdf_stakes.csv"] == (4, 2) and counts["cdf_stakes.jsonl"] == (2, 1)
 

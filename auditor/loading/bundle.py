@@ -13,7 +13,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Hashable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -25,7 +25,14 @@ import pyarrow as pa
 from auditor.frames import arrow, first_occurrences, isin, positions
 from auditor.loading.coerce import as_text, coerce, finalize_dtypes
 from auditor.loading.readers import LineError, RawTable, UnreadableFile, read_raw
-from auditor.schema import REPORTED_ON, SETTLED_VIA_PARENT, TABLES, Table
+from auditor.schema import (
+    ITEM_ROUNDS,
+    NAMED_BY_OTHERS,
+    REPORTED_ON,
+    SETTLED_VIA_PARENT,
+    TABLES,
+    Table,
+)
 
 T = TypeVar("T")
 
@@ -60,13 +67,17 @@ class Bundle:
     files: list[SourceFile]
     frames: dict[str, pd.DataFrame]
     quarantine: pd.DataFrame
-    ids_seen: dict[str, pa.Array]  # every id each table names, quarantined rows included
+    ids_seen: dict[str, pa.Array]  # every id read of each table others name, quarantined rows' included
     manifest: dict[str, object] | None = None
     manifest_error: str | None = None
     ignored: list[str] = field(default_factory=list)
     # Tables with a file that could not be read (or was refused): the ids it holds are unknown, so a
     # record naming none of the ids read cannot be called an orphan.
     unread: set[str] = field(default_factory=set)
+    # Items (stakes, bets) whose round is not among the audited rounds, in file order: orphans
+    # (LOG003's) or items of a quarantined round. No game rule judges them; `frames` does not hold
+    # them (`set_aside_unmatched`).
+    unmatched: dict[str, pd.DataFrame] = field(default_factory=dict)
     _derived: dict[Hashable, object] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -87,6 +98,39 @@ class Bundle:
         id_column = TABLES[parent].id_column
         assert id_column, f"{parent} has no id column"
         return self.derived(("positions", child, key, parent), lambda: positions(self.frames[child][key], self.frames[parent][id_column]))
+
+
+def split_items(keys: pd.Series, keep: np.ndarray, round_ids: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(kept, aside, positions) for the rows of an item table that `keep` marks: `kept` those whose
+    `keys` name one of `round_ids` (the audited rounds), `aside` the others (orphans, LOG003's, or
+    items of a quarantined round: no game rule judges them), and each kept row's round position.
+    Items are set aside once, at load, not by each game joining them to their rounds: the join
+    would copy millions of items beside the bundle's own."""
+    at = positions(keys, round_ids)
+    known = at >= 0
+    kept = keep & known
+    return kept, keep & ~known, at[kept]
+
+
+def set_aside_unmatched(
+    frames: dict[str, pd.DataFrame], ids_seen: dict[str, pa.Array]
+) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame], dict[Hashable, object]]:
+    """(frames, unmatched, positions) for frames already loaded (the audit by partition's groups):
+    `split_items` on each item table whose round table has a file, the items set aside moved from
+    `frames` to `unmatched`, and the kept items' round positions (`Bundle.parent_positions`' cache).
+    An item table whose round table has no file is left whole (LOG003 reports it once a file)."""
+    out = dict(frames)
+    unmatched: dict[str, pd.DataFrame] = {}
+    cache: dict[Hashable, object] = {}
+    for child, (key, parent) in ITEM_ROUNDS.items():
+        if child not in out or parent not in out or parent not in ids_seen:
+            continue
+        items = out[child]
+        kept, aside, at = split_items(items[key], np.ones(len(items), dtype=bool), out[parent][TABLES[parent].id_column])
+        if aside.any():
+            out[child], unmatched[child] = items[kept].reset_index(drop=True), items[aside].reset_index(drop=True)
+        cache[("positions", child, key, parent)] = at
+    return out, unmatched, cache
 
 
 def inside_bundle(root: Path, path: Path) -> bool:
@@ -433,17 +477,31 @@ class _TableLoad:
     quarantine: list[pd.DataFrame]  # LOG001, counted in its file's record
     duplicates: pd.DataFrame  # LOG002, counted afterwards
     seen: pa.Array | None
+    unmatched: pd.DataFrame | None = None  # items of no audited round (`split_items`)
+    round_positions: np.ndarray | None = None  # of each item in `frame`
 
 
-def _load_table(table: Table, paths: list[Path], root: Path, say: Progress) -> _TableLoad:
-    """Every file of one table: clean rows in file order, their quarantine, and the ids they name."""
+def _load_table(
+    table: Table, paths: list[Path], root: Path, say: Progress, round_ids: Callable[[], pd.Series | None] | None = None
+) -> _TableLoad:
+    """Every file of one table: clean rows in file order, their quarantine, and the ids they name.
+    For an item table, `round_ids` gives the ids of its audited rounds (None: the round table has no
+    file), waited for only once the items are read: the items of no audited round are set aside in
+    the same copy that leaves out the quarantined rows."""
     say(f"reading {table.name} ({len(paths)} file{'s' if len(paths) > 1 else ''})")
     loaded = load_files(table, [(p, p.relative_to(root).as_posix()) for p in paths], root)
     if not len(loaded.typed):
         seen = pa.array([], type=pa.large_string()) if loaded.sources else None
         return _TableLoad(loaded.sources, _empty(table), loaded.quarantine, pd.DataFrame(columns=QUARANTINE_COLUMNS), seen)
     dup, dups, seen = _deduplicate(table, loaded.typed, loaded.ids, loaded.is_clean)
-    return _TableLoad(loaded.sources, clean_rows(table, loaded.typed, loaded.is_clean & ~dup), loaded.quarantine, dups, seen)
+    keep = loaded.is_clean & ~dup
+    unmatched = at = None
+    rounds = round_ids() if round_ids is not None else None
+    if rounds is not None:
+        keep, aside, at = split_items(loaded.typed[ITEM_ROUNDS[table.name][0]], keep, rounds)
+        unmatched = clean_rows(table, loaded.typed, aside) if aside.any() else None
+    return _TableLoad(loaded.sources, clean_rows(table, loaded.typed, keep), loaded.quarantine, dups,
+                      seen if table.name in NAMED_BY_OTHERS else None, unmatched, at)
 
 
 def load_bundle(
@@ -459,27 +517,55 @@ def load_bundle(
     say = progress or (lambda _msg: None)
     found, ignored = discover(path)
     wanted = [t for t in TABLES if t in found and (tables is None or t in tables)]
+    rounds_of = {child: parent for child, (_, parent) in ITEM_ROUNDS.items() if child in wanted and parent in wanted}
+    loads: dict[str, _TableLoad] = {}
+    pending: dict[str, Future[_TableLoad]] = {}
+
+    def round_ids(child: str) -> Callable[[], pd.Series | None] | None:
+        if child not in rounds_of:
+            return None
+        parent = rounds_of[child]
+
+        def ids() -> pd.Series | None:
+            done = loads[parent] if parent in loads else pending[parent].result()
+            return None if done.seen is None else done.frame[TABLES[parent].id_column]
+        return ids
+
+    # Round tables first (their items wait for their ids; a pool takes tasks in order, so a round
+    # table is always under way before its items wait for it), then the largest, so that the
+    # threads finish together.
+    size = {t: sum(p.stat().st_size for p in found[t]) for t in wanted}
+    order = sorted(wanted, key=lambda t: (t not in rounds_of.values(), -size[t]))
     if threads > 1 and len(wanted) > 1:
-        # Largest tables first, so that the threads finish together.
-        size = {t: sum(p.stat().st_size for p in found[t]) for t in wanted}
         with ThreadPoolExecutor(max_workers=threads) as pool:
-            futures = {t: pool.submit(_load_table, TABLES[t], found[t], path, say) for t in sorted(wanted, key=lambda t: -size[t])}
-            loads = {t: futures[t].result() for t in wanted}
+            for t in order:  # each future stored before the next task can ask for it
+                pending[t] = pool.submit(_load_table, TABLES[t], found[t], path, say, round_ids(t))
+            for t in wanted:
+                loads[t] = pending[t].result()
     else:
-        loads = {t: _load_table(TABLES[t], found[t], path, say) for t in wanted}
+        for t in order:
+            loads[t] = _load_table(TABLES[t], found[t], path, say, round_ids(t))
     files = [f for t in wanted for f in loads[t].files]
     frames = {t: loads[t].frame for t in wanted}
+    unmatched = {t: u for t in wanted if (u := loads[t].unmatched) is not None}
+    known: dict[Hashable, object] = {("positions", child, ITEM_ROUNDS[child][0], parent): at
+                                      for child, parent in rounds_of.items() if (at := loads[child].round_positions) is not None}
     quarantine = [q for t in wanted for q in loads[t].quarantine]
     ids_seen = {t: seen for t in wanted if (seen := loads[t].seen) is not None}
     late = [loads[t].duplicates for t in wanted if len(loads[t].duplicates)]  # rows quarantined after their file was counted
-    del loads
+    loads.clear()
+    pending.clear()
+    before = dict(frames)
     late.extend(_settled_requires(frames))
+    for child, (key, parent) in ITEM_ROUNDS.items():
+        if child in frames and frames[child] is not before[child]:
+            known.pop(("positions", child, key, parent), None)  # rows left out since: looked up again when needed
     _count_late_quarantine(files, late)
     parts = [x for x in quarantine + late if len(x)]
     q = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=QUARANTINE_COLUMNS)
     manifest, manifest_error = read_manifest(path)
     unread = {f.table for f in files if f.error}
-    return Bundle(path, files, frames, q, ids_seen, manifest, manifest_error, ignored, unread)
+    return Bundle(path, files, frames, q, ids_seen, manifest, manifest_error, ignored, unread, unmatched, known)
 
 
 def _count_late_quarantine(files: list[SourceFile], late: list[pd.DataFrame]) -> None:

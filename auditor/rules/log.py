@@ -12,7 +12,7 @@ import pandas as pd
 from auditor.frames import isin
 from auditor.rules.base import Context, hits, no_hits, rule
 from auditor.rules.cdf_replay import in_shoe_order, same_shoe_as_previous
-from auditor.schema import REPORTED_ON, ROUND_TABLES, TABLES
+from auditor.schema import ITEM_ROUNDS, REPORTED_ON, ROUND_TABLES, TABLES
 
 def _quarantined(ctx: Context, code: str) -> pd.DataFrame:
     q = ctx.bundle.quarantine
@@ -88,16 +88,24 @@ def orphan(ctx: Context) -> pd.DataFrame:
     """
     found: list[pd.DataFrame] = []
     tables = ctx.bundle.frames.get("tables")
-    for name, frame in ctx.bundle.frames.items():
+    for name, audited in ctx.bundle.frames.items():
         round_col, item_col = REPORTED_ON[name]
         for key, parent in TABLES[name].parents:
+            frame = audited
+            if name in ctx.bundle.unmatched and ITEM_ROUNDS[name] == (key, parent):
+                # The items the load set aside are the only ones whose round is not audited.
+                frame = ctx.bundle.unmatched[name]
+                at = np.full(len(frame), -1)
+            elif parent in ctx.bundle.frames:
+                at = ctx.bundle.parent_positions(name, key, parent)
+            else:
+                at = np.full(len(frame), -1)
             if frame.empty:
                 continue
             if parent not in ctx.bundle.ids_seen:  # no file of it at all (by partition: in any group)
                 found.append(_per_file(frame, np.ones(len(frame), dtype=bool), parent,
                                        f"record(s) of {name} cannot be tied to their {parent}: no `{parent}` file in the bundle"))
                 continue
-            at = ctx.bundle.parent_positions(name, key, parent) if parent in ctx.bundle.frames else np.full(len(frame), -1)
             missing = at < 0
             if missing.any():
                 # Not among the audited records: a quarantined one still counts as existing.

@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pandas as pd
 
 from auditor.loading import load_bundle
 from auditor.simulate.writer import write_table
@@ -27,7 +28,9 @@ def partition(source: Path, target: Path, period: str = "%Y-%m-%d") -> None:
         if rounds is None:
             continue
         when = rounds[ts].dt.strftime(period)
-        for name, frame, keys in ((table, rounds, when), (items, bundle.frames.get(items), None)):
+        every_item = [f for f in (bundle.frames.get(items), bundle.unmatched.get(items)) if f is not None]  # orphans too
+        item_frame = pd.concat(every_item, ignore_index=True) if every_item else None
+        for name, frame, keys in ((table, rounds, when), (items, item_frame, None)):
             if frame is None:
                 continue
             if keys is None:
