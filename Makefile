@@ -27,7 +27,7 @@ test: install
 
 bench: install
 	$(BIN)/pip install --quiet pandera
-	$(BIN)/python bench/run.py --by-partition --clock-offset --shuffled --hashed-ids
+	$(BIN)/python bench/run.py --by-partition --clock-offset --shuffled --uuid-ids
 
 samples: install
 	$(BIN)/python -m auditor.simulate.samples

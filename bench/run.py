@@ -1,6 +1,6 @@
 """The audit benchmark (issue: a month of a casino in seconds, bounded memory).
 
-    python bench/run.py [--rounds 1000000] [--bundle bench/out/month-1000k] [--workers 1] [--by-partition] [--clock-offset] [--shuffled] [--hashed-ids] [--no-pandera]
+    python bench/run.py [--rounds 1000000] [--bundle bench/out/month-1000k] [--workers 1] [--by-partition] [--clock-offset] [--shuffled] [--uuid-ids] [--no-pandera]
 
 Generates the workload if it is missing (all games, Parquet, breaches planted at 1 %), then prints:
 the time pyarrow takes just to read the files, the whole audit (load, each game's rules, outputs)
@@ -9,7 +9,7 @@ and the same handful of checks written with pandera, timed on the same frames. `
 the workload split by day and audited by partition; `--clock-offset`: the workload with every wheel
 bet an hour late (4M findings), how the audit copes when findings are many; `--shuffled`: the
 workload with every table's rows in a random order (the format gives row order no meaning), which
-must give the same findings; `--hashed-ids`: the workload with every id a hash, as UUID-keyed systems
+must give the same findings; `--uuid-ids`: the workload with every id a UUID, as UUID-keyed systems
 write them, where ids follow neither time nor rows. Timings are printed, never asserted.
 """
 
@@ -23,6 +23,7 @@ import platform
 import subprocess
 import sys
 import time
+import uuid
 from collections import Counter
 from pathlib import Path
 
@@ -223,48 +224,49 @@ def compare_pandera(ctx) -> list[dict[str, object]]:
     return out
 
 
-HASHED = ("coup_id", "stake_id", "shoe_id", "spin_id", "bet_id", "throw_id", "dice_set_id")
+KEYED = ("coup_id", "stake_id", "shoe_id", "spin_id", "bet_id", "throw_id", "dice_set_id")
 
 
-def hashed_id(value: str) -> str:
-    return hashlib.blake2b(value.encode("utf-8"), digest_size=8).hexdigest()
+def uuid_id(value: str) -> str:
+    """A UUID made from `value` (36 characters, as UUID-keyed systems write ids), always the same one."""
+    return str(uuid.UUID(bytes=hashlib.blake2b(value.encode("utf-8"), digest_size=16).digest()))
 
 
-def ensure_hashed_ids(bundle: Path) -> Path:
-    """The workload with every round, item, shoe and dice-set id replaced by a hash of it (16 hex
-    digits), as systems that key rows by UUIDs write them: ids neither in time order nor in the
-    order of their rows, so that the audit's fast paths for ids in increasing order do not apply. Its
-    planted breaches are the workload's, their ids hashed alike; its manifest: `carry_manifest`.
-    Derived once (about half a minute)."""
+def ensure_uuid_ids(bundle: Path) -> Path:
+    """The workload with every round, item, shoe and dice-set id replaced by a UUID made from it, as
+    systems that key rows by UUIDs write them: ids of 36 characters (the workload's have 9 to 14),
+    in neither time order nor the order of their rows, so that the audit's fast paths for ids in
+    increasing order do not apply. Its planted breaches are the workload's, their ids replaced alike; its
+    manifest: `carry_manifest`. Derived once (about forty seconds)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    hashed = bundle.parent / (bundle.name + "-hashed-ids")
-    if (hashed / "manifest.json").exists():
-        return hashed
-    print(f"deriving {hashed} (every id a hash) ...", flush=True)
-    hashed.mkdir(parents=True, exist_ok=True)
+    keyed = bundle.parent / (bundle.name + "-uuid-ids")
+    if (keyed / "manifest.json").exists():
+        return keyed
+    print(f"deriving {keyed} (every id a UUID) ...", flush=True)
+    keyed.mkdir(parents=True, exist_ok=True)
     for path in sorted(bundle.glob("*.parquet")):
         table = pq.read_table(path)
-        for name in HASHED:
+        for name in KEYED:
             if name in table.column_names:
                 codes = pc.dictionary_encode(table.column(name)).combine_chunks()
-                words = pa.array([hashed_id(v) for v in codes.dictionary.to_pylist()], type=codes.dictionary.type)
+                words = pa.array([uuid_id(v) for v in codes.dictionary.to_pylist()], type=codes.dictionary.type)
                 column = pa.DictionaryArray.from_arrays(codes.indices, words).cast(codes.dictionary.type)
                 table = table.set_column(table.column_names.index(name), name, column)
-        pq.write_table(table, hashed / path.name)
-    carry_manifest(bundle, hashed)
+        pq.write_table(table, keyed / path.name)
+    carry_manifest(bundle, keyed)
     planted = bundle.parent / (bundle.name + ".planted.jsonl")
     if planted.exists():
-        with planted.open(encoding="utf-8") as src, (hashed.parent / (hashed.name + ".planted.jsonl")).open("w", encoding="utf-8") as dst:
+        with planted.open(encoding="utf-8") as src, (keyed.parent / (keyed.name + ".planted.jsonl")).open("w", encoding="utf-8") as dst:
             for record in map(json.loads, src):
                 for key in ("round_id", "item_id"):
-                    # Tournaments and tables keep their ids; every other id the planter names is hashed.
+                    # Tournaments and tables keep their ids; every other id the planter names is replaced.
                     if record.get(key) and not str(record["rule"]).startswith(("TRN", "WHL201", "CDF107")):
-                        record[key] = hashed_id(record[key])
+                        record[key] = uuid_id(record[key])
                 dst.write(json.dumps(record) + "\n")
-    return hashed
+    return keyed
 
 
 def planted_check(bundle: Path, violations: Path) -> str:
@@ -315,7 +317,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=None, help="games audited at once (default: the CLI's)")
     parser.add_argument("--clock-offset", action="store_true", help="also audit the workload with every wheel bet an hour late (millions of findings)")
     parser.add_argument("--shuffled", action="store_true", help="also audit the workload with every table's rows in a random order")
-    parser.add_argument("--hashed-ids", action="store_true", help="also audit the workload with every id a hash (as UUID-keyed systems write them)")
+    parser.add_argument("--uuid-ids", action="store_true", help="also audit the workload with every id a UUID, in no order")
     parser.add_argument("--child", nargs=2, type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--child-partition", nargs=2, type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--child-pandera", type=Path, help=argparse.SUPPRESS)
@@ -384,9 +386,9 @@ def main() -> None:
               f"peak memory {late_peak:.2f} GB, violations.jsonl {(late_out / 'violations.jsonl').stat().st_size / 1e9:.1f} GB")
     if args.shuffled:
         derived_audit("rows in a random order (every table shuffled)", ensure_shuffled(bundle), bundle, read_s, workers)
-    if args.hashed_ids:
-        keyed = ensure_hashed_ids(bundle)
-        derived_audit("every id a hash (ids in no order)", keyed, keyed, read_s, workers)
+    if args.uuid_ids:
+        keyed = ensure_uuid_ids(bundle)
+        derived_audit("every id a UUID (ids in no order)", keyed, keyed, read_s, workers)
     if "pandera" in report:
         print("\nthe same checks written with pandera (same frames)")
         print(f"  {'rule':8s} {'rows':>10s} {'auditor':>10s} {'pandera':>10s} {'ratio':>7s}")
