@@ -7,8 +7,9 @@ each chemin de fer table has dealt from since its current shoe began and its cur
 (with their stakes), the last spin of each wheel, the current dice-set and launcher stints of each
 dice table. Findings on context rows were reported with their own group and are dropped. A first
 pass reads only id columns, for orphans (LOG003) and duplicates (LOG002) across groups; it keeps
-the round ids only (stakes and bets name rounds; nothing names a bet). Tables that are single files (tables, layouts, dice sets,
-tournaments) are loaded once; their own rules, and the manifest check, run once at the end.
+the round ids only (stakes and bets name rounds; nothing names a bet). Tables that are single
+files (tables, layouts, dice sets, tournaments) are loaded once; their own rules, and the manifest
+check, run once at the end.
 
 The result equals the whole-bundle audit's, byte for byte, with two exceptions. A part whose footer
 and id column read but whose other data is corrupt is found unreadable only when its group is read.

@@ -76,7 +76,7 @@ class Bundle:
     unread: set[str] = field(default_factory=set)
     # Items (stakes, bets) whose round is not among the audited rounds, in file order: orphans
     # (LOG003's) or items of a quarantined round. No game rule judges them; `frames` does not hold
-    # them (`set_aside_unmatched`).
+    # them (`split_items`).
     unmatched: dict[str, pd.DataFrame] = field(default_factory=dict)
     _derived: dict[Hashable, object] = field(default_factory=dict, repr=False, compare=False)
 
