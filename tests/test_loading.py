@@ -291,6 +291,8 @@ def test_stake_result_required_only_for_settled_coups(tmp_path: Path) -> None:
     assert list(q["item_id"]) == ["S1"] and list(bundle.frames["cdf_stakes"]["stake_id"]) == ["S2"]
     f = next(x for x in bundle.files if x.table == "cdf_stakes")
     assert (f.rows_read, f.rows_audited, f.rows_quarantined) == (2, 1, 1)
+    # Each stake's coup was found at load, before S1 was left out: the positions follow the rows left.
+    assert bundle.parent_positions("cdf_stakes", "coup_id", "cdf_coups").tolist() == [1]
 
 
 def test_unknown_files_are_listed_not_read(tmp_path: Path) -> None:
