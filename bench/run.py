@@ -236,8 +236,8 @@ def ensure_uuid_ids(bundle: Path) -> Path:
     """The workload with every round, item, shoe and dice-set id replaced by a UUID made from it, as
     systems that key rows by UUIDs write them: ids of 36 characters (the workload's have 9 to 14),
     in neither time order nor the order of their rows, so that the audit's fast paths for ids in
-    increasing order do not apply. Its planted breaches are the workload's, their ids replaced alike; its
-    manifest: `carry_manifest`. Derived once (about forty seconds)."""
+    increasing order do not apply. Its planted breaches are the workload's, their ids replaced
+    alike; its manifest: `carry_manifest`. Derived once (about forty seconds)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
