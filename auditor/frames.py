@@ -190,7 +190,8 @@ def first_occurrences(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
 
     Logs are usually written in id order: the longest strictly increasing prefix (the head) holds
     distinct ids by comparison alone, and only the rows after it (the tail) are hashed. Out-of-order
-    logs fall back to one dictionary encoding of everything; both ways give the same answer."""
+    logs are merged by sorting when written in a few runs, else hashed by numpy when the ids are of
+    one width, else dictionary-encoded by Arrow; every way gives the same answer."""
     n = len(ids)
     if n == 0:
         return np.zeros(0, dtype=np.int64), ids
@@ -204,6 +205,9 @@ def first_occurrences(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
             merged = _first_by_sorting(ids)
             if merged is not None:
                 return merged
+        hashed = _first_by_hashing(ids)
+        if hashed is not None:
+            return hashed
         return _first_by_dictionary(ids)
     codes = np.arange(n, dtype=np.int64)
     if k == n:
@@ -261,6 +265,58 @@ def _first_by_sorting(ids: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
     codes = np.full(len(ids), -1, dtype=np.int64)
     codes[at] = at[first]
     return codes, distinct
+
+
+_HASH_ROWS = 1 << 20  # ids hashed a block at a time: a padded copy of every id would be held at once
+
+
+def _row_hashes(data: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each row of `data` (an (n, width) uint8 matrix): its bytes, padded to whole
+    words, mixed a word at a time. Equal rows hash alike; unequal rows rarely do."""
+    n, width = data.shape
+    hashes = np.empty(n, dtype=np.uint64)
+    padded = np.zeros((min(n, _HASH_ROWS), -(-width // 8) * 8), dtype=np.uint8)
+    for start in range(0, n, _HASH_ROWS):
+        block = data[start : start + _HASH_ROWS]
+        padded[: len(block), :width] = block
+        h = hashes[start : start + len(block)]
+        h[:] = np.uint64(0x9E3779B97F4A7C15)
+        for word in padded[: len(block)].view(np.uint64).T:
+            np.bitwise_xor(h, word, out=h)
+            np.multiply(h, np.uint64(0xBF58476D1CE4E5B9), out=h)
+            np.bitwise_xor(h, h >> np.uint64(31), out=h)
+    return hashes
+
+
+def _first_by_hashing(ids: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
+    """`first_occurrences` for ids of one byte width in no order (UUIDs, hashes, shuffled rows): each
+    id's 64-bit hash (`_row_hashes`), and only the ids whose hash another id also has are compared
+    as text (`_first_by_dictionary`), so the answer is exact whatever the hash. 4M UUIDs: 0.2 s,
+    where Arrow's dictionary encoding of them all took 0.66 s. None for ids with nulls or of
+    several widths."""
+    if ids.null_count or not (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)):
+        return None
+    width = _fixed_width(ids)
+    if width is None:
+        return None
+    n = len(ids)
+    hashes = _row_hashes(text_bytes(ids).reshape(n, width))
+    ranked = np.sort(hashes)
+    shared = np.unique(ranked[1:][ranked[1:] == ranked[:-1]])
+    codes = np.arange(n, dtype=np.int64)
+    if not len(shared):
+        return codes, ids
+    # The rows holding a shared hash: a table of the hashes' low 24 bits picks the few that may (a
+    # binary search of every row among the shared hashes took three times as long as the hashing).
+    low = np.uint64((1 << 24) - 1)
+    table = np.zeros(1 << 24, dtype=bool)
+    table[(shared & low).astype(np.intp)] = True
+    maybe = np.flatnonzero(table[(hashes & low).astype(np.intp)])
+    candidates = maybe[in_sorted(hashes[maybe], shared)]
+    first, _ = _first_by_dictionary(ids.take(pa.array(candidates)))
+    codes[candidates] = candidates[first]
+    firsts = codes == np.arange(n)
+    return codes, (ids if firsts.all() else ids.filter(pa.array(firsts)))
 
 
 def _first_by_dictionary(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:

@@ -277,3 +277,28 @@ def test_ids_in_no_order_each_once_are_their_own_firsts(nulls: int) -> None:
     codes, distinct = first_occurrences(pa.array(values, type=pa.large_string()))
     assert codes.tolist() == _naive_first(values)
     assert distinct.to_pylist() == [v for v in values if v is not None]
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_ids_of_one_width_in_no_order_hashed_agree_with_a_dictionary(monkeypatch: pytest.MonkeyPatch, collide: bool) -> None:
+    """UUIDs in no order, some repeated, hashed in blocks of 7 rows; with every hash made equal, the
+    ids are still told apart by their text."""
+    import uuid
+
+    from auditor import frames
+
+    monkeypatch.setattr(frames, "_HASH_ROWS", 7)
+    if collide:
+        monkeypatch.setattr(frames, "_row_hashes", lambda data: np.zeros(len(data), dtype=np.uint64))
+    rng = random.Random(5)
+    pool = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(300)]
+    values = [rng.choice(pool) if rng.random() < 0.3 else str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(2000)]
+    for array in (pa.array(values, type=pa.large_string()), pa.array(["x" * 36, *values], type=pa.string())[1:]):
+        codes, distinct = first_occurrences(array)
+        assert codes.tolist() == _naive_first(values)
+        assert distinct.to_pylist() == list(dict.fromkeys(values))
+    every_once = list(dict.fromkeys(values))
+    rng.shuffle(every_once)
+    codes, distinct = first_occurrences(pa.array(every_once, type=pa.large_string()))
+    assert codes.tolist() == list(range(len(every_once))) and distinct.to_pylist() == every_once
+
