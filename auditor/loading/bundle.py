@@ -97,7 +97,13 @@ class Bundle:
         items to their rounds and the rule on orphans share one lookup."""
         id_column = TABLES[parent].id_column
         assert id_column, f"{parent} has no id column"
-        return self.derived(("positions", child, key, parent), lambda: positions(self.frames[child][key], self.frames[parent][id_column]))
+        return self.derived(positions_key(child, key, parent), lambda: positions(self.frames[child][key], self.frames[parent][id_column]))
+
+
+def positions_key(child: str, key: str, parent: str) -> Hashable:
+    """Where `Bundle.parent_positions` keeps its answer among the bundle's derived values: the load
+    stores the positions it found there, and must find them to drop them."""
+    return ("positions", child, key, parent)
 
 
 def split_items(keys: pd.Series, keep: np.ndarray, round_ids: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -129,7 +135,7 @@ def set_aside_unmatched(
         kept, aside, at = split_items(items[key], np.ones(len(items), dtype=bool), out[parent][TABLES[parent].id_column])
         if aside.any():
             out[child], unmatched[child] = items[kept].reset_index(drop=True), items[aside].reset_index(drop=True)
-        cache[("positions", child, key, parent)] = at
+        cache[positions_key(child, key, parent)] = at
     return out, unmatched, cache
 
 
@@ -548,7 +554,7 @@ def load_bundle(
     files = [f for t in wanted for f in loads[t].files]
     frames = {t: loads[t].frame for t in wanted}
     unmatched = {t: u for t in wanted if (u := loads[t].unmatched) is not None}
-    known: dict[Hashable, object] = {("positions", child, ITEM_ROUNDS[child][0], parent): at
+    known: dict[Hashable, object] = {positions_key(child, ITEM_ROUNDS[child][0], parent): at
                                       for child, parent in rounds_of.items() if (at := loads[child].round_positions) is not None}
     quarantine = [q for t in wanted for q in loads[t].quarantine]
     ids_seen = {t: seen for t in wanted if (seen := loads[t].seen) is not None}
@@ -559,7 +565,7 @@ def load_bundle(
     late.extend(_settled_requires(frames))
     for child, (key, parent) in ITEM_ROUNDS.items():
         if child in frames and frames[child] is not before[child]:
-            known.pop(("positions", child, key, parent), None)  # rows left out since: looked up again when needed
+            known.pop(positions_key(child, key, parent), None)  # rows left out since: looked up again when needed
     _count_late_quarantine(files, late)
     parts = [x for x in quarantine + late if len(x)]
     q = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=QUARANTINE_COLUMNS)

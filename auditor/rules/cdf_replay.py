@@ -28,7 +28,7 @@ def in_shoe_order(coups: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     """`columns` of `coups`, with the shoe keys and what a finding names, in SHOE_ORDER. Only these
     are copied when the coups are not in that order already (rows in time order, or in none): the
     prepared coups carry some sixty columns."""
-    keep = list(dict.fromkeys([*SHOE_ORDER, "coup_id", *columns]))
+    keep = list(dict.fromkeys([*SHOE_ORDER, *columns]))  # SHOE_ORDER holds coup_id, what a finding names
     return stable_sorted(coups[keep], SHOE_ORDER)
 
 
