@@ -390,29 +390,21 @@ def break_rows(bundle: Path, rng: random.Random, n: int, cells: dict[str, dict[s
     return broken
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_quarantine_then_rules_agree_with_a_second_reading(tmp_path: Path, seed: int) -> None:
+# Per game: the first seed of its quarantine bundles and the cells the log format refuses there.
+QUARANTINE_CASES = {"wheel_and_dice": (3000, BAD_CELLS), "chemin_de_fer": (4000, CDF_BAD_CELLS)}
+
+
+@pytest.mark.parametrize(("game", "seed"), [(g, s) for g in QUARANTINE_CASES for s in range(6)])
+def test_quarantine_then_rules_agree_with_a_second_reading(tmp_path: Path, game: str, seed: int) -> None:
     """Rows that break the format (LOG001), repeat an id (LOG002) or name no round (LOG003) are
-    reported once each, and the game rules judge exactly the rows left."""
-    bundle = _bundle(tmp_path, 3000 + seed, ["wheel_of_fortune", "banca_francesa"], 120)
+    reported once each, and the game rules judge exactly the rows left: an item of a quarantined
+    round is left out, a coup after a quarantined one has no previous coup to be judged against."""
+    r, (first_seed, cells) = READINGS[game], QUARANTINE_CASES[game]
+    bundle = _bundle(tmp_path, first_seed + seed, r.games, r.rounds)
     rng = random.Random(seed)
-    mutate_wheel_and_dice(bundle, rng, 30)
-    broken = break_rows(bundle, rng, 25)
+    r.mutate(bundle, rng, 30)
+    broken = break_rows(bundle, rng, 25, cells)
     want = quarantine(bundle, broken, tmp_path / "kept")
     assert {k[0] for k in want} == {"LOG001", "LOG002", "LOG003"}
-    want |= wheel_and_dice(tmp_path / "kept")
-    assert _audited(bundle, ("WHL", "BFR", "LOG001", "LOG002", "LOG003")) == want
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_chemin_de_fer_quarantine_then_rules_agree_with_a_second_reading(tmp_path: Path, seed: int) -> None:
-    """As above for coups and stakes: a stake of a quarantined coup is left out, a coup after a
-    quarantined one has no previous coup to be judged against."""
-    bundle = _bundle(tmp_path, 4000 + seed, ["chemin_de_fer"], 150)
-    rng = random.Random(seed)
-    mutate_chemin_de_fer(bundle, rng, 30)
-    broken = break_rows(bundle, rng, 25, CDF_BAD_CELLS)
-    want = quarantine(bundle, broken, tmp_path / "kept")
-    assert {k[0] for k in want} == {"LOG001", "LOG002", "LOG003"}
-    want |= chemin_de_fer(tmp_path / "kept")
-    assert _audited(bundle, ("CDF", "LOG001", "LOG002", "LOG003", "LOG005")) == want
+    want |= r.reading(tmp_path / "kept")
+    assert _audited(bundle, (*r.prefixes, "LOG001", "LOG002", "LOG003")) == want
