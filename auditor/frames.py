@@ -48,7 +48,7 @@ def isin(series: pd.Series, values: object) -> np.ndarray:
     return hit.to_numpy(zero_copy_only=False).astype(bool, copy=False)
 
 
-def positions(keys: pd.Series, ids: pd.Series) -> np.ndarray:
+def positions(keys: pd.Series | pa.Array, ids: pd.Series | pa.Array) -> np.ndarray:
     """For each key, the position of the first row of `ids` that holds it, or -1 (nulls never match)."""
     if len(keys) == 0:
         return np.zeros(0, dtype=np.int64)

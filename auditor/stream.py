@@ -6,12 +6,14 @@ audited with the rows of the previous groups it still needs carried over as cont
 each chemin de fer table has dealt from since its current shoe began and its current banker stint
 (with their stakes), the last spin of each wheel, the current dice-set and launcher stints of each
 dice table. Findings on context rows were reported with their own group and are dropped. A first
-pass reads only id columns, for orphans (LOG003) and duplicates (LOG002) across groups; it keeps
-the round ids only (stakes and bets name rounds; nothing names a bet). Tables that are single
+pass reads only id columns, for orphans (LOG003) and duplicates (LOG002) across groups, and the
+round each stake and bet names, for the items filed in another part than their round's (`Strays`):
+such a part is read with the round's group, its other rows waiting for their own. It keeps the
+round ids only (stakes and bets name rounds; nothing names a bet). Tables that are single
 files (tables, layouts, dice sets, tournaments) are loaded once; their own rules, and the manifest
 check, run once at the end.
 
-The result equals the whole-bundle audit's, byte for byte, with two exceptions. A part whose footer
+The result equals the whole-bundle audit's, byte for byte, with three exceptions. A part whose footer
 and id column read but whose other data is corrupt is found unreadable only when its group is read.
 The first pass has its ids, so LOG003 is decided as if it had been read (a record naming one of
 them is no orphan, any other orphan is reported one by one), where the whole audit, which never
@@ -21,6 +23,9 @@ after it, or recorded under a shoe the table left before the current one began �
 the rows each part holds: the part that had the later coups judged them without it, so card counts
 (CDF121), the stop card (CDF122) and LOG005's detail near that edge can differ from the whole
 audit's. LOG005 reports the coup either way; audit such a bundle whole for the shoe-order findings.
+Last, a round id written in two parts whose first row breaks the format (LOG001): its items go
+with the first part's group, where they are set aside, while the whole audit judges them with the
+later, clean row (the first pass reads ids, not whether a row is clean).
 """
 
 from __future__ import annotations
@@ -34,18 +39,20 @@ from typing import TypeVar
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from pandas.api.types import union_categoricals
 
 from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit, sorted_findings
 from auditor.figures import combine_figures, table_figures
-from auditor.frames import arrow, first_occurrences, isin, stable_sorted
+from auditor.frames import arrow, first_occurrences, isin, positions, stable_sorted
 from auditor.loading.bundle import LOAD_THREADS, Bundle, LoadedFiles, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required, set_aside_unmatched
 from auditor.loading.coerce import as_text
 from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame, repeated_names
 from auditor.report.outputs import data_period
 from auditor.rules import Rule
 from auditor.ruleset import Ruleset
-from auditor.schema import NAMED_BY_OTHERS, REPLAY_ORDER, REPORTED_ON, TABLES
+from auditor.schema import ITEM_ROUNDS, NAMED_BY_OTHERS, REPLAY_ORDER, REPORTED_ON, TABLES
 
 BIG = ("cdf_coups", "cdf_stakes", "wheel_spins", "wheel_bets", "dice_throws", "dice_bets")
 LOG_EVERYWHERE = ("LOG001", "LOG002", "LOG003")
@@ -107,17 +114,50 @@ def layout(path: Path) -> Layout:
     return Layout(parts, static)
 
 
-def _first_pass(path: Path, lay: Layout, threads: int = 1) -> tuple[dict[str, pa.Array], dict[str, set[str]], set[str]]:
+@dataclass
+class _PartIds:
+    """What the first pass reads of one partitioned table, part by part in group order (unreadable
+    parts left out): its ids and, for an item table, the round each row names."""
+    keys: list[str]
+    ids: list[pa.Array] | None  # None: the table has no id column
+    rounds: list[pa.Array] | None
+    broken: bool  # a part could not be read (the second pass reports the part itself)
+
+    def every_id(self) -> pa.Array | None:
+        if self.ids is None:
+            return None
+        return pa.concat_arrays(self.ids) if self.ids else pa.array([], type=pa.large_string())
+
+
+@dataclass
+class Strays:
+    """Stakes and bets written to a part of another group than their round's (a bet placed after
+    midnight, filed under the next day, on a spin that opened before it). Each is audited with its
+    round, in its round's group: judged with part of its stakes, a coup's bank would not balance."""
+    group: dict[str, dict[str, np.ndarray]]  # item table -> part key -> the group of each row's round (its part's own where none is known), for parts holding a stray
+    reach: dict[str, dict[int, int]]  # item table -> group -> the last group whose parts hold items of its rounds
+
+    def last_needed(self, table: str, group: int) -> int:
+        """The last group of `table`'s parts that must be read when `group` is audited."""
+        return max(group, self.reach.get(table, {}).get(group, group))
+
+
+def _first_pass(
+    path: Path, lay: Layout, group_of: dict[str, int], threads: int = 1
+) -> tuple[dict[str, pa.Array], dict[str, set[str]], set[str], Strays]:
     """Every id of each partitioned table that others name (for LOG003), the ids that occur more than
     once in any (the candidates for LOG002, decided in the second pass among the rows that pass
-    LOG001, as the whole audit does), and the tables with a part that cannot be audited (its ids
-    unknown, as `Bundle.unread`): reads the id columns and the footers only, `threads` tables at once."""
+    LOG001, as the whole audit does), the tables with a part that cannot be audited (its ids
+    unknown, as `Bundle.unread`), and the items filed away from their round's group: reads id
+    columns and footers only, `threads` tables at once."""
     ids: dict[str, pa.Array] = {}
     repeated: dict[str, set[str]] = {}
     unread: set[str] = set()
-    for table, (every, broken) in _each_table(lambda t: _table_ids(path, t, lay.parts[t]), list(lay.parts), threads):
-        if broken:
+    read = dict(_each_table(lambda t: _table_ids(path, t, lay.parts[t]), list(lay.parts), threads))
+    for table, got in read.items():
+        if got.broken:
             unread.add(table)
+        every = got.every_id()
         if every is None:
             continue
         first, distinct = first_occurrences(every)
@@ -126,14 +166,61 @@ def _first_pass(path: Path, lay: Layout, threads: int = 1) -> tuple[dict[str, pa
         later = np.flatnonzero((first >= 0) & (first != np.arange(len(first))))
         if len(later):
             repeated[table] = set(every.take(pa.array(later, type=pa.int64())).to_pylist())
-    return ids, repeated, unread
+    return ids, repeated, unread, _strays(read, group_of, repeated)
 
 
-def _table_ids(path: Path, table: str, keyed: dict[str, Path]) -> tuple[pa.Array | None, bool]:
-    """The ids of every readable part of `table`, in group order (None: the table has no id column),
-    and whether a part could not be read (the second pass reports the part itself)."""
+def _strays(read: dict[str, _PartIds], group_of: dict[str, int], repeated: dict[str, set[str]]) -> Strays:
+    """Where each item's round is filed, from the first pass: the group of the first part holding
+    its round's id (the load keeps an id's first occurrence). An item whose round is nowhere (an
+    orphan) or in an unreadable part stays with its own part. Most items name a round of their own
+    part: only the others are looked up among every round id."""
+    strays = Strays({}, {})
+    for child, (_, parent) in ITEM_ROUNDS.items():
+        items, rounds = read.get(child), read.get(parent)
+        if items is None or rounds is None or items.rounds is None or rounds.ids is None:
+            continue
+        round_ids = dict(zip(rounds.keys, rounds.ids, strict=True))
+        twice = pa.array(sorted(repeated.get(parent, ())), type=pa.large_string())
+        away: list[tuple[str, np.ndarray, pa.Array]] = []
+        for key, names in zip(items.keys, items.rounds, strict=True):
+            home = round_ids.get(key)
+            found = pc.is_in(names, value_set=home) if home is not None else pa.nulls(len(names), pa.bool_())
+            if len(twice):  # a round id written twice: its items go with its first occurrence, wherever it is
+                found = pc.and_kleene(found, pc.invert(pc.is_in(names, value_set=twice)))
+            rows = np.flatnonzero(~pc.fill_null(found, False).to_numpy(zero_copy_only=False))
+            if len(rows):
+                away.append((key, rows, names.take(pa.array(rows))))
+        if not away:
+            continue
+        sizes = {key: len(names) for key, names in zip(items.keys, items.rounds, strict=True)}
+        group_of_round = np.repeat(np.array([group_of[k] for k in rounds.keys], dtype=np.int64), [len(a) for a in rounds.ids])
+        every = rounds.every_id()
+        at = positions(pa.concat_arrays([names for _, _, names in away]), every)
+        filed = np.where(at >= 0, group_of_round[np.maximum(at, 0)] if len(group_of_round) else -1, -1)
+        start = 0
+        for key, rows, _ in away:
+            to, start = filed[start:start + len(rows)], start + len(rows)
+            own = group_of[key]
+            moved = (to >= 0) & (to != own)
+            if not moved.any():
+                continue
+            group = np.full(sizes[key], own, dtype=np.int64)
+            group[rows[moved]] = to[moved]
+            strays.group.setdefault(child, {})[key] = group
+            reach = strays.reach.setdefault(child, {})
+            for g in np.unique(to[moved]):
+                reach[int(g)] = max(reach.get(int(g), int(g)), own)
+    return strays
+
+
+def _table_ids(path: Path, table: str, keyed: dict[str, Path]) -> _PartIds:
+    """The ids of every readable part of `table`, in group order, and for an item table the rounds
+    they name."""
     column = TABLES[table].id_column
-    seen: list[pa.Array] = []
+    round_column = ITEM_ROUNDS[table][0] if table in ITEM_ROUNDS else None
+    wanted = [c for c in (column, round_column) if c]
+    seen: dict[str, list[pa.Array]] = {c: [] for c in wanted}
+    keys: list[str] = []
     broken = False
     for key in sorted(keyed):
         try:
@@ -143,17 +230,18 @@ def _table_ids(path: Path, table: str, keyed: dict[str, Path]) -> tuple[pa.Array
             names = part.schema_arrow.names
             if repeated_names(names) or missing_required(TABLES[table], names):
                 raise UnreadableFile("refused by the second pass")
-            if not column:
+            if not wanted:
                 continue
             # Converted as the second pass converts the part, so that both passes see the same ids.
-            values = parquet_frame(part.read(columns=[column]))[column]
+            frame = parquet_frame(part.read(columns=wanted))
+            values = {c: arrow(as_text(frame[c])).cast(pa.large_string()) for c in wanted}
         except (pa.ArrowException, OSError, KeyError, ValueError, TypeError, OverflowError, UnreadableFile):
             broken = True
             continue
-        seen.append(arrow(as_text(values)).cast(pa.large_string()))
-    if not column:
-        return None, broken
-    return (pa.concat_arrays(seen) if seen else pa.array([], type=pa.large_string())), broken
+        for c in wanted:
+            seen[c].append(values[c])
+        keys.append(key)
+    return _PartIds(keys, seen[column] if column else None, seen[round_column] if round_column else None, broken)
 
 
 def _load_group(path: Path, parts: dict[str, list[Path]], threads: int) -> list[tuple[str, tuple[LoadedFiles, pd.DataFrame | None]]]:
@@ -249,6 +337,37 @@ def _context(frames: dict[str, pd.DataFrame], ruleset: Ruleset) -> dict[str, pd.
     return out
 
 
+def _route(
+    table: str, clean: pd.DataFrame, now: int, group: dict[str, np.ndarray], group_of: dict[str, int],
+    waiting: dict[int, list[pd.DataFrame]],
+) -> pd.DataFrame:
+    """The rows of `clean` (parts of `table` just read) to audit with group `now`; the rows whose
+    round is in a later group wait for it in `waiting`. A part is read no later than every group its
+    rows belong to, so no row's round group has passed (were one, it is audited now, not dropped)."""
+    codes = clean["_file"].cat.codes.to_numpy()
+    lines = clean["_line"].to_numpy()
+    to = np.empty(len(clean), dtype=np.int64)
+    for code, name in enumerate(clean["_file"].cat.categories):
+        key = str(name)[len(table) + 1:]
+        rows = np.flatnonzero(codes == code)
+        to[rows] = group_of[key]
+        if key in group:  # a part rewritten since the first pass has rows it did not see: they stay
+            seen = lines[rows] <= len(group[key])
+            to[rows[seen]] = group[key][lines[rows[seen]] - 1]
+    later = to > now
+    if not later.any():
+        return clean
+    for g in np.unique(to[later]):
+        waiting.setdefault(int(g), []).append(clean[to == g].reset_index(drop=True))
+    return clean[~later].reset_index(drop=True)
+
+
+def _join_parts(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Rows of one table read in different groups, in the order they were read."""
+    files = union_categoricals([f["_file"] for f in frames])
+    return pd.concat(frames, ignore_index=True).assign(_file=files)
+
+
 def _sources(frame: pd.DataFrame) -> set[str]:
     return set(frame["_file"].astype(str) + ":" + frame["_line"].astype(str))
 
@@ -276,8 +395,10 @@ def audit_by_partition(
     lay = layout(path)
     partitioned = set(lay.parts)
     static = load_bundle(path, progress=say, tables=lay.static, threads=threads)
+    batches = lay.batches(batch_rows)
+    group_of = {key: n for n, keys in enumerate(batches) for key in keys}
     say("reading ids of every part")
-    ids, repeated, unread = _first_pass(path, lay, threads)
+    ids, repeated, unread, strays = _first_pass(path, lay, group_of, threads)
     unread |= static.unread
     first_seen: dict[str, dict[str, str]] = {table: {} for table in repeated}
     ids_seen = {**static.ids_seen, **ids}
@@ -294,13 +415,18 @@ def audit_by_partition(
     timings: dict[str, float] = {}
     lo: pd.Timestamp | None = None
     hi: pd.Timestamp | None = None
-    batches = lay.batches(batch_rows)
-    for n, keys in enumerate(batches, start=1):
-        say(f"part group {n}/{len(batches)}: {keys[0]}" + (f" … {keys[-1]}" if len(keys) > 1 else ""))
+    read_to = {t: -1 for t in lay.parts}  # each table's parts are read in group order, up to this group
+    waiting: dict[str, dict[int, list[pd.DataFrame]]] = {t: {} for t in strays.group}
+    for n, keys in enumerate(batches):
+        say(f"part group {n + 1}/{len(batches)}: {keys[0]}" + (f" … {keys[-1]}" if len(keys) > 1 else ""))
         own: dict[str, pd.DataFrame] = {}
         group_q: list[pd.DataFrame] = []
         group_sources: list[SourceFile] = []
-        group_parts = {t: [lay.parts[t][key] for key in keys if key in lay.parts.get(t, {})] for t in TABLES}
+        group_parts: dict[str, list[Path]] = {}
+        for t, keyed in lay.parts.items():
+            upto = strays.last_needed(t, n)
+            group_parts[t] = [keyed[k] for g in range(read_to[t] + 1, upto + 1) for k in batches[g] if k in keyed]
+            read_to[t] = max(read_to[t], upto)
         for table, (loaded, clean) in _load_group(path, {t: p for t, p in group_parts.items() if p}, threads):
             group_sources += loaded.sources
             group_q += loaded.quarantine
@@ -312,12 +438,17 @@ def audit_by_partition(
                 later = dq["file"].value_counts()
                 for source in loaded.sources:
                     source.rows_quarantined += int(later.get(source.name, 0))
+            if table in waiting:
+                clean = _route(table, clean, n, strays.group[table], group_of, waiting[table])
             if len(clean):
                 own[table] = clean
+        for table, early in waiting.items():
+            if n in early:
+                own[table] = _join_parts([*early.pop(n), *([own[table]] if table in own else [])])
         combined = {t: _concat(context.get(t), own.get(t)) for t in set(own) | set(context)}
         late = _settled_requires(combined)  # drops those rows from `combined` itself
         for extra in late:
-            for src in group_sources:
+            for src in [*files, *group_sources]:  # a stake read with an earlier group counts in its part
                 src.rows_quarantined += int((extra["file"] == src.name).sum())
             table = str(extra["table"].iloc[0])
             gone = set(zip(extra["file"].astype(str), extra["line"], strict=True))
@@ -328,7 +459,7 @@ def audit_by_partition(
         q = pd.concat(group_q, ignore_index=True) if group_q else static.quarantine.iloc[0:0]
         bundle = Bundle(path, group_sources, frames, q, ids_seen, unread=unread, unmatched=unmatched, _derived=known)
         result = run_audit(bundle, ruleset, group_rules, lang=lang, workers=workers, figures=False)  # a group's own rows are summed below
-        mine = {s.name for s in group_sources}
+        mine = {s.name for s in group_sources}.union(*(map(str, frame["_file"].unique()) for frame in own.values()))
         carried = set().union(*(_sources(c) for c in context.values())) if context else set()
         f = result.findings
         if len(f):
