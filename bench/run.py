@@ -6,8 +6,9 @@ Generates the workload if it is missing (all games, Parquet, breaches planted at
 the time pyarrow takes just to read the files, the whole audit (load, each game's rules, outputs)
 measured in a child process with its peak memory, rows per second per game, the ratio to the read,
 and the same handful of checks written with pandera, timed on the same frames. `--by-partition`:
-the workload split by day and audited by partition; `--clock-offset`: the workload with every wheel
-bet an hour late (4M findings), how the audit copes when findings are many; `--shuffled`: the
+the workload split by day (a wheel bet by the day it was placed) and audited by partition;
+`--clock-offset`: the workload with every wheel bet an hour late (4M findings), how the audit
+copes when findings are many; `--shuffled`: the
 workload with every table's rows in a random order (the format gives row order no meaning), which
 must give the same findings; `--uuid-ids`: the workload with every id a UUID, as UUID-keyed systems
 write them, where ids follow neither time nor rows. Timings are printed, never asserted.
@@ -370,7 +371,7 @@ def main() -> None:
             from auditor.simulate.partition import partition
 
             print(f"\nsplitting {bundle} by day into {parts} ...", flush=True)
-            partition(bundle, parts)
+            partition(bundle, parts, items_by_own_time=True)  # a wheel bet by the day it was placed, as systems file it
         part_report, part_peak = measured([sys.executable, __file__, "--child-partition", str(parts), str(parts.parent / (parts.name + "-report"))])
         print("\n(the day split holds the rows that loaded cleanly: quarantined rows and the manifest are not carried over,"
               " so its findings are the whole audit's less LOG001, LOG002 and LOG004)")

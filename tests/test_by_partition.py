@@ -16,11 +16,17 @@ from auditor.simulate.partition import partition
 runner = CliRunner()
 
 
-@pytest.mark.parametrize(("seed", "period"), [(41, "%Y-%m-%dT%H"), (42, "%Y-%m-%d")])
-def test_by_partition_equals_whole(tmp_path: Path, seed: int, period: str) -> None:
+@pytest.mark.parametrize(("seed", "period", "own_time"), [(41, "%Y-%m-%dT%H", False), (42, "%Y-%m-%d", False), (44, "%Y-%m-%dT%H", True)])
+def test_by_partition_equals_whole(tmp_path: Path, seed: int, period: str, own_time: bool) -> None:
     simulate(tmp_path / "flat", seed=seed, rounds=6000, fmt="parquet", plant_rate=0.02)
-    partition(tmp_path / "flat", tmp_path / "parts", period)
+    partition(tmp_path / "flat", tmp_path / "parts", period, items_by_own_time=own_time)
     assert len(list((tmp_path / "parts" / "cdf_coups").glob("*.parquet"))) >= 2
+    if own_time:  # wheel bets filed by the hour they were placed: some in another part than their spin
+        import pandas as pd
+
+        spins = {s: p.name for p in (tmp_path / "parts" / "wheel_spins").glob("*.parquet") for s in pd.read_parquet(p)["spin_id"]}
+        filed = [(spins.get(s), p.name) for p in (tmp_path / "parts" / "wheel_bets").glob("*.parquet") for s in pd.read_parquet(p)["spin_id"]]
+        assert sum(home is not None and home != part for home, part in filed) > 10
     whole = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "w"), "--format", "jsonl"])
     for out, rows in (("p", "2000000"), ("p1", "1")):  # one big step, and one part group a step
         parts = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / out), "--format", "jsonl", "--by-partition", "--batch-rows", rows])
