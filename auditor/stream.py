@@ -426,6 +426,9 @@ def audit_by_partition(
         for t, keyed in lay.parts.items():
             upto = strays.last_needed(t, n)
             group_parts[t] = [keyed[k] for g in range(read_to[t] + 1, upto + 1) for k in batches[g] if k in keyed]
+            if upto > n:  # memory: what is read early waits for its own group
+                early = sum(k in keyed for g in range(max(read_to[t] + 1, n + 1), upto + 1) for k in batches[g])
+                say(f"{t}: {early} later part(s) read now: they hold items of this group's rounds")
             read_to[t] = max(read_to[t], upto)
         for table, (loaded, clean) in _load_group(path, {t: p for t, p in group_parts.items() if p}, threads):
             group_sources += loaded.sources
