@@ -148,3 +148,21 @@ def test_stakes_and_bets_filed_in_another_part_than_their_round(tmp_path: Path) 
     for items in ("cdf_stakes", "wheel_bets", "dice_bets"):
         second = sorted(n for n in files if n.startswith(items + "/"))[1]
         assert files[second]["rows_quarantined"] >= 1, second
+
+
+def test_parts_named_differently_in_each_table(tmp_path: Path) -> None:
+    """Spark writes `day=.../part-00000-<uuid>.parquet`, a name of its own in every table, and a
+    `_SUCCESS` marker: no group holds a round table's part with its items', yet every stake and bet
+    is audited with its round."""
+    simulate(tmp_path / "flat", seed=45, rounds=2000, fmt="parquet", plant_rate=0.02)
+    partition(tmp_path / "flat", tmp_path / "parts", "%Y-%m-%dT%H")
+    for table in (p for p in (tmp_path / "parts").iterdir() if p.is_dir()):
+        for n, part in enumerate(sorted(table.glob("*.parquet"))):
+            (table / f"day={part.stem}").mkdir()
+            part.rename(table / f"day={part.stem}" / f"part-{n:05d}-{table.name}.c000.snappy.parquet")
+        (table / "_SUCCESS").write_text("")
+    whole = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "w"), "--format", "jsonl"])
+    parts = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "p"), "--format", "jsonl", "--by-partition", "--batch-rows", "1"])
+    assert whole.exit_code == parts.exit_code == 1, (whole.output, parts.output)
+    for name in ("violations.jsonl", "summary.json"):
+        assert (tmp_path / "w" / name).read_bytes() == (tmp_path / "p" / name).read_bytes(), name
