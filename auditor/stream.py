@@ -454,9 +454,11 @@ def audit_by_partition(
             for src in [*files, *group_sources]:  # a stake read with an earlier group counts in its part
                 src.rows_quarantined += int((extra["file"] == src.name).sum())
             table = str(extra["table"].iloc[0])
-            gone = set(zip(extra["file"].astype(str), extra["line"], strict=True))
-            keys = zip(own[table]["_file"].astype(str), own[table]["_line"], strict=True)
-            own[table] = own[table][~np.fromiter((k in gone for k in keys), dtype=bool, count=len(own[table]))]
+            rows = own[table]
+            gone = np.zeros(len(rows), dtype=bool)
+            for name, lines in extra.groupby("file")["line"]:  # a few files: no loop over the rows
+                gone |= ((rows["_file"] == name) & rows["_line"].isin(lines)).to_numpy(dtype=bool)
+            own[table] = rows[~gone]
         group_q += late
         frames, unmatched, known = set_aside_unmatched({**static.frames, **combined}, ids_seen)
         q = pd.concat(group_q, ignore_index=True) if group_q else static.quarantine.iloc[0:0]
