@@ -9,9 +9,9 @@ dice table. Findings on context rows were reported with their own group and are 
 pass reads only id columns, for orphans (LOG003) and duplicates (LOG002) across groups, and the
 round each stake and bet names, for the items filed in another part than their round's (`Strays`):
 such a part is read with the round's group, its other rows waiting for their own. It keeps the
-round ids only (stakes and bets name rounds; nothing names a bet). Tables that are single
-files (tables, layouts, dice sets, tournaments) are loaded once; their own rules, and the manifest
-check, run once at the end.
+round ids only (stakes and bets name rounds; nothing names a bet). The small tables (tables,
+layouts, dice sets, tournaments and their entries) are loaded whole once, as files or directories;
+their own rules, and the manifest check, run once at the end.
 
 The result equals the whole-bundle audit's, byte for byte, with three exceptions. A part whose footer
 and id column read but whose other data is corrupt is found unreadable only when its group is read.
@@ -95,12 +95,18 @@ class Layout:
 
 
 def layout(path: Path) -> Layout:
+    """Which tables are audited part group by part group (the round and item tables) and which are
+    read whole once. The small tables (tables, layouts, dice sets, tournaments and their entries) are
+    read whole however they are stored: a tournament's entries filed under another day than the
+    tournament would otherwise be judged without it."""
     found, _ = discover(path)
     parts: dict[str, dict[str, Path]] = {}
     static: set[str] = set()
     for table, files in found.items():
         inside = [f for f in files if f.parent != path]
-        if inside and len(inside) == len(files):
+        if table not in BIG:
+            static.add(table)
+        elif inside and len(inside) == len(files):
             parts[table] = {f.relative_to(path / table).as_posix(): f for f in inside}
         elif inside:
             raise StreamError(f"{table} is both a directory and a file: audit the bundle whole")

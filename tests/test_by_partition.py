@@ -166,3 +166,27 @@ def test_parts_named_differently_in_each_table(tmp_path: Path) -> None:
     assert whole.exit_code == parts.exit_code == 1, (whole.output, parts.output)
     for name in ("violations.jsonl", "summary.json"):
         assert (tmp_path / "w" / name).read_bytes() == (tmp_path / "p" / name).read_bytes(), name
+
+
+def test_tournament_entries_filed_under_another_day_than_their_tournament(tmp_path: Path) -> None:
+    """Every table written a file a day: a tournament under the day it starts, its entries under the
+    days players registered. The small tables are read whole however they are stored, so each
+    entry is judged with its tournament (TRN405-TRN407) as in the whole audit."""
+    import pandas as pd
+
+    simulate(tmp_path / "flat", seed=46, rounds=1500, fmt="parquet", plant_rate=0.05)
+    partition(tmp_path / "flat", tmp_path / "parts", "%Y-%m-%d")
+    tours = pd.read_parquet(tmp_path / "parts" / "tournaments.parquet")
+    entries = pd.read_parquet(tmp_path / "parts" / "tournament_entries.parquet")
+    starts = pd.to_datetime(entries["tournament_id"].map(dict(zip(tours["tournament_id"], tours["starts_on"], strict=True))))
+    for name, frame, day in (("tournaments", tours, pd.to_datetime(tours["starts_on"])), ("tournament_entries", entries, starts - pd.Timedelta(days=12))):
+        (tmp_path / "parts" / f"{name}.parquet").unlink()
+        (tmp_path / "parts" / name).mkdir()
+        for key, part in frame.groupby(day.dt.strftime("%Y-%m-%d").to_numpy()):
+            part.to_parquet(tmp_path / "parts" / name / f"{key}.parquet", index=False)
+    whole = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "w"), "--format", "jsonl"])
+    parts = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "p"), "--format", "jsonl", "--by-partition", "--batch-rows", "1"])
+    assert whole.exit_code == parts.exit_code == 1, (whole.output, parts.output)
+    for name in ("violations.jsonl", "summary.json"):
+        assert (tmp_path / "w" / name).read_bytes() == (tmp_path / "p" / name).read_bytes(), name
+    assert any(rule in (tmp_path / "p" / "violations.jsonl").read_text() for rule in ("TRN405", "TRN406", "TRN407"))
