@@ -46,7 +46,7 @@ from pandas.api.types import union_categoricals
 from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit, sorted_findings
 from auditor.figures import combine_figures, table_figures
 from auditor.frames import arrow, first_occurrences, isin, positions, stable_sorted
-from auditor.loading.bundle import LOAD_THREADS, Bundle, LoadedFiles, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required, set_aside_unmatched
+from auditor.loading.bundle import LOAD_THREADS, Bundle, LoadedFiles, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required, part_order, set_aside_unmatched
 from auditor.loading.coerce import as_text
 from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame, repeated_names
 from auditor.report.outputs import data_period
@@ -70,7 +70,7 @@ class Layout:
 
     @property
     def groups(self) -> list[str]:
-        return sorted({key for keyed in self.parts.values() for key in keyed})
+        return sorted({key for keyed in self.parts.values() for key in keyed}, key=part_order)
 
     def batches(self, max_rows: int) -> list[list[str]]:
         """Consecutive group keys batched up to about `max_rows` rows (from Parquet metadata): fewer,
@@ -228,7 +228,7 @@ def _table_ids(path: Path, table: str, keyed: dict[str, Path]) -> _PartIds:
     seen: dict[str, list[pa.Array]] = {c: [] for c in wanted}
     keys: list[str] = []
     broken = False
-    for key in sorted(keyed):
+    for key in sorted(keyed, key=part_order):
         try:
             if not inside_bundle(path, keyed[key]):
                 raise UnreadableFile("outside the bundle")  # never read (reported by the second pass)

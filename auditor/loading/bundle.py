@@ -153,8 +153,16 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+def part_order(name: str) -> tuple[object, ...]:
+    """How the parts of a partitioned table are ordered: numbers in their names as numbers, so that
+    `part-2` comes before `part-10` (pyarrow's and Dask's part names) and `day=2026-3-9` before
+    `day=2026-3-10`; zero-padded dates sort as they read."""
+    return tuple(int(run) if run.isdigit() else run for run in re.split(r"(\d+)", name))
+
+
 def discover(path: Path) -> tuple[dict[str, list[Path]], list[str]]:
-    """Files of each table in a stable order, and the names of files that are not part of the format."""
+    """Files of each table in a stable order (a table's parts by `part_order`), and the names of
+    files that are not part of the format."""
     found: dict[str, list[Path]] = {}
     ignored: list[str] = []
     for entry in sorted(path.iterdir(), key=lambda p: p.name):
@@ -165,7 +173,8 @@ def discover(path: Path) -> tuple[dict[str, list[Path]], list[str]]:
             if entry.name in TABLES:
                 # A partitioned table is Parquet parts; anything else in it is listed, never silently
                 # skipped (a day written as CSV among Parquet days would otherwise vanish).
-                inside = sorted(p for p in entry.rglob("*") if p.is_file() and not any(n.startswith(".") for n in p.relative_to(entry).parts))
+                inside = sorted((p for p in entry.rglob("*") if p.is_file() and not any(n.startswith(".") for n in p.relative_to(entry).parts)),
+                                key=lambda p: part_order(p.relative_to(entry).as_posix()))
                 ignored.extend(p.relative_to(path).as_posix() for p in inside if not p.name.endswith(".parquet"))
                 parts = [p for p in inside if p.name.endswith(".parquet")]
                 if parts:
