@@ -65,8 +65,9 @@ def main(root: Path = ROOT) -> None:
         (root / f"{name}-clean.planted.jsonl").unlink()
         simulate(root / f"{name}-broken", seed=2027, rounds=rounds, games=[game], fmt="csv", plant_rules=[prefix])
     simulate(root / "casino-month", seed=7, rounds=1500, fmt="parquet", plant_rate=0.004)
-    # The same play split into Parquet parts by day, for `audit --by-partition`.
-    partition(root / "casino-month", root / "casino-month-by-day")
+    # The same play split into Parquet parts by day, for `audit --by-partition`; a wheel bet by the
+    # day it was placed, so that a bet placed after midnight is filed apart from its spin.
+    partition(root / "casino-month", root / "casino-month-by-day", items_by_own_time=True)
     _malformed(root / "malformed-log")
     print(f"samples written to {root}")
 
