@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from auditor.cli import app
 from auditor.engine import run_audit
 from auditor.loading import load_bundle
-from auditor.loading.bundle import BundleError
+from auditor.loading.bundle import BundleError, part_order
 from auditor.rules import select_rules
 from auditor.ruleset import load_ruleset
 
@@ -551,3 +551,19 @@ def test_a_jsonl_integer_written_as_a_huge_float_is_quarantined(tmp_path: Path) 
     bundle = load_bundle(tmp_path)
     # Read as a CSV cell would be: the number as the file writes it, not as a float prints it.
     assert list(bundle.quarantine["line"]) == [2] and bundle.quarantine.iloc[0]["reason"] == "bank_cents: not an integer of at most 18 digits (1e+308)"
+
+
+def test_parts_are_ordered_with_numbers_as_numbers() -> None:
+    names = ["part-10.parquet", "part-2.parquet", "part-010.parquet", "day=2026-3-10/a.parquet", "day=2026-3-9/a.parquet"]
+    assert sorted(names, key=part_order) == ["day=2026-3-9/a.parquet", "day=2026-3-10/a.parquet", "part-2.parquet", "part-010.parquet", "part-10.parquet"]
+
+
+def test_a_partitioned_table_is_read_in_part_number_order(tmp_path: Path) -> None:
+    """Repeated ids (LOG002) are decided in file order: part-2 comes before part-10."""
+    (tmp_path / "tables").mkdir()
+    row = {"table_id": "T1", "game": "wheel_of_fortune", "min_cents": 100}
+    pd.DataFrame([row]).to_parquet(tmp_path / "tables" / "part-10.parquet", index=False)
+    pd.DataFrame([row]).to_parquet(tmp_path / "tables" / "part-2.parquet", index=False)
+    bundle = load_bundle(tmp_path)
+    assert list(bundle.frames["tables"]["_file"].astype(str)) == ["tables/part-2.parquet"]
+    assert list(bundle.quarantine["file"]) == ["tables/part-10.parquet"]

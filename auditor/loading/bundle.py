@@ -156,8 +156,9 @@ def sha256_of(path: Path) -> str:
 def part_order(name: str) -> tuple[object, ...]:
     """How the parts of a partitioned table are ordered: numbers in their names as numbers, so that
     `part-2` comes before `part-10` (pyarrow's and Dask's part names) and `day=2026-3-9` before
-    `day=2026-3-10`; zero-padded dates sort as they read."""
-    return tuple(int(run) if run.isdigit() else run for run in re.split(r"(\d+)", name))
+    `day=2026-3-10`; zero-padded dates sort as they read. The name itself breaks a tie (`part-010`
+    and `part-10`), so that the order never depends on the file system's."""
+    return (tuple(int(run) if run.isdigit() else run for run in re.split(r"(\d+)", name)), name)
 
 
 def discover(path: Path) -> tuple[dict[str, list[Path]], list[str]]:
