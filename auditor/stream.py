@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -123,16 +123,21 @@ def layout(path: Path) -> Layout:
 @dataclass
 class _PartIds:
     """What the first pass reads of one partitioned table, part by part in group order (unreadable
-    parts left out): its ids and, for an item table, the round each row names."""
+    parts left out): its ids and, for an item table, the rows that name a round of no same-named
+    part of the round table (the rest need nothing more: their round is in their group)."""
     keys: list[str]
     ids: list[pa.Array] | None  # None: the table has no id column
-    rounds: list[pa.Array] | None
     broken: bool  # a part could not be read (the second pass reports the part itself)
+    sizes: dict[str, int] = field(default_factory=dict)  # rows of each part
+    away: list[tuple[str, np.ndarray, pa.Array]] = field(default_factory=list)  # (part key, rows, the rounds they name)
 
     def every_id(self) -> pa.Array | None:
         if self.ids is None:
             return None
         return pa.concat_arrays(self.ids) if self.ids else pa.array([], type=pa.large_string())
+
+
+Away = Callable[[str, pa.Array], np.ndarray]  # (part key, the round each row names) -> rows to look up elsewhere
 
 
 @dataclass
@@ -155,62 +160,76 @@ def _first_pass(
     once in any (the candidates for LOG002, decided in the second pass among the rows that pass
     LOG001, as the whole audit does), the tables with a part that cannot be audited (its ids
     unknown, as `Bundle.unread`), and the items filed away from their round's group: reads id
-    columns and footers only, `threads` tables at once."""
+    columns and footers only, `threads` tables at once; round tables first, so that each item part
+    is checked against its round ids as it is read and only the items filed away are kept."""
     ids: dict[str, pa.Array] = {}
     repeated: dict[str, set[str]] = {}
     unread: set[str] = set()
-    read = dict(_each_table(lambda t: _table_ids(path, t, lay.parts[t]), list(lay.parts), threads))
-    for table, got in read.items():
+    read: dict[str, _PartIds] = {}
+
+    def note(table: str, got: _PartIds) -> None:
+        read[table] = got
         if got.broken:
             unread.add(table)
         every = got.every_id()
         if every is None:
-            continue
+            return
         first, distinct = first_occurrences(every)
         if table in NAMED_BY_OTHERS:
             ids[table] = distinct
         later = np.flatnonzero((first >= 0) & (first != np.arange(len(first))))
         if len(later):
             repeated[table] = set(every.take(pa.array(later, type=pa.int64())).to_pylist())
-    return ids, repeated, unread, _strays(read, group_of, repeated)
+
+    for table, got in _each_table(lambda t: _table_ids(path, t, lay.parts[t]), [t for t in lay.parts if t not in ITEM_ROUNDS], threads):
+        note(table, got)
+    items = [t for t in lay.parts if t in ITEM_ROUNDS]
+    homes = {t: _away_from_home(read, repeated, t) for t in items}
+    for table, got in _each_table(lambda t: _table_ids(path, t, lay.parts[t], homes[t]), items, threads):
+        note(table, got)
+    return ids, repeated, unread, _strays(read, group_of)
 
 
-def _strays(read: dict[str, _PartIds], group_of: dict[str, int], repeated: dict[str, set[str]]) -> Strays:
-    """Where each item's round is filed, from the first pass: the group of the first part holding
+def _away_from_home(read: dict[str, _PartIds], repeated: dict[str, set[str]], child: str) -> Away | None:
+    """For an item table whose round table was read: the rows of an item part whose round is not in
+    the round table's part of the same name, or whose round id is written twice (its items go with
+    its first occurrence, wherever it is)."""
+    rounds = read.get(ITEM_ROUNDS[child][1])
+    if rounds is None or rounds.ids is None:
+        return None
+    by_key = dict(zip(rounds.keys, rounds.ids, strict=True))
+    twice = pa.array(sorted(repeated.get(ITEM_ROUNDS[child][1], ())), type=pa.large_string())
+
+    def away(key: str, names: pa.Array) -> np.ndarray:
+        home = by_key.get(key)
+        found = pc.is_in(names, value_set=home) if home is not None else pa.nulls(len(names), pa.bool_())
+        if len(twice):
+            found = pc.and_kleene(found, pc.invert(pc.is_in(names, value_set=twice)))
+        return np.flatnonzero(~pc.fill_null(found, False).to_numpy(zero_copy_only=False))
+
+    return away
+
+
+def _strays(read: dict[str, _PartIds], group_of: dict[str, int]) -> Strays:
+    """Where each item read away from home has its round filed: the group of the first part holding
     its round's id (the load keeps an id's first occurrence). An item whose round is nowhere (an
-    orphan) or in an unreadable part stays with its own part. Most items name a round of their own
-    part: only the others are looked up among every round id."""
+    orphan) or in an unreadable part stays with its own part."""
     strays = Strays({}, {})
     for child, (_, parent) in ITEM_ROUNDS.items():
         items, rounds = read.get(child), read.get(parent)
-        if items is None or rounds is None or items.rounds is None or rounds.ids is None:
+        if items is None or rounds is None or rounds.ids is None or not items.away:
             continue
-        round_ids = dict(zip(rounds.keys, rounds.ids, strict=True))
-        twice = pa.array(sorted(repeated.get(parent, ())), type=pa.large_string())
-        away: list[tuple[str, np.ndarray, pa.Array]] = []
-        for key, names in zip(items.keys, items.rounds, strict=True):
-            home = round_ids.get(key)
-            found = pc.is_in(names, value_set=home) if home is not None else pa.nulls(len(names), pa.bool_())
-            if len(twice):  # a round id written twice: its items go with its first occurrence, wherever it is
-                found = pc.and_kleene(found, pc.invert(pc.is_in(names, value_set=twice)))
-            rows = np.flatnonzero(~pc.fill_null(found, False).to_numpy(zero_copy_only=False))
-            if len(rows):
-                away.append((key, rows, names.take(pa.array(rows))))
-        if not away:
-            continue
-        sizes = {key: len(names) for key, names in zip(items.keys, items.rounds, strict=True)}
         group_of_round = np.repeat(np.array([group_of[k] for k in rounds.keys], dtype=np.int64), [len(a) for a in rounds.ids])
-        every = rounds.every_id()
-        at = positions(pa.concat_arrays([names for _, _, names in away]), every)
+        at = positions(pa.concat_arrays([names for _, _, names in items.away]), rounds.every_id())
         filed = np.where(at >= 0, group_of_round[np.maximum(at, 0)] if len(group_of_round) else -1, -1)
         start = 0
-        for key, rows, _ in away:
+        for key, rows, _ in items.away:
             to, start = filed[start:start + len(rows)], start + len(rows)
             own = group_of[key]
             moved = (to >= 0) & (to != own)
             if not moved.any():
                 continue
-            group = np.full(sizes[key], own, dtype=np.int64)
+            group = np.full(items.sizes[key], own, dtype=np.int64)
             group[rows[moved]] = to[moved]
             strays.group.setdefault(child, {})[key] = group
             reach = strays.reach.setdefault(child, {})
@@ -219,15 +238,13 @@ def _strays(read: dict[str, _PartIds], group_of: dict[str, int], repeated: dict[
     return strays
 
 
-def _table_ids(path: Path, table: str, keyed: dict[str, Path]) -> _PartIds:
-    """The ids of every readable part of `table`, in group order, and for an item table the rounds
-    they name."""
+def _table_ids(path: Path, table: str, keyed: dict[str, Path], away: Away | None = None) -> _PartIds:
+    """The ids of every readable part of `table`, in group order; with `away` (an item table), the
+    rows of each part whose round must be looked up in other parts."""
     column = TABLES[table].id_column
-    round_column = ITEM_ROUNDS[table][0] if table in ITEM_ROUNDS else None
+    round_column = ITEM_ROUNDS[table][0] if away is not None else None
     wanted = [c for c in (column, round_column) if c]
-    seen: dict[str, list[pa.Array]] = {c: [] for c in wanted}
-    keys: list[str] = []
-    broken = False
+    got = _PartIds([], [] if column else None, broken=False)
     for key in sorted(keyed, key=part_order):
         try:
             if not inside_bundle(path, keyed[key]):
@@ -242,12 +259,17 @@ def _table_ids(path: Path, table: str, keyed: dict[str, Path]) -> _PartIds:
             frame = parquet_frame(part.read(columns=wanted))
             values = {c: arrow(as_text(frame[c])).cast(pa.large_string()) for c in wanted}
         except (pa.ArrowException, OSError, KeyError, ValueError, TypeError, OverflowError, UnreadableFile):
-            broken = True
+            got.broken = True
             continue
-        for c in wanted:
-            seen[c].append(values[c])
-        keys.append(key)
-    return _PartIds(keys, seen[column] if column else None, seen[round_column] if round_column else None, broken)
+        got.keys.append(key)
+        got.sizes[key] = len(frame)
+        if column and got.ids is not None:
+            got.ids.append(values[column])
+        if away is not None and round_column:
+            rows = away(key, values[round_column])
+            if len(rows):
+                got.away.append((key, rows, values[round_column].take(pa.array(rows))))
+    return got
 
 
 def _load_group(path: Path, parts: dict[str, list[Path]], threads: int) -> list[tuple[str, tuple[LoadedFiles, pd.DataFrame | None]]]:
