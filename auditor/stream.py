@@ -41,7 +41,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from pandas.api.types import union_categoricals
 
 from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit, sorted_findings
 from auditor.figures import combine_figures, table_figures
@@ -390,24 +389,19 @@ def _route(
     return clean[~later].reset_index(drop=True)
 
 
-def _join_parts(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    """Rows of one table read in different groups, in the order they were read."""
-    files = union_categoricals([f["_file"] for f in frames])
-    return pd.concat(frames, ignore_index=True).assign(_file=files)
-
-
 def _sources(frame: pd.DataFrame) -> set[str]:
     return set(frame["_file"].astype(str) + ":" + frame["_line"].astype(str))
 
 
-def _concat(context: pd.DataFrame | None, own: pd.DataFrame | None) -> pd.DataFrame:
-    """Context rows then the group's own rows (file names as plain strings: categories differ)."""
-    parts = [x for x in (context, own) if x is not None and len(x)]
-    if len(parts) == 2:
+def _concat(*frames: pd.DataFrame | None) -> pd.DataFrame:
+    """Rows of one table from several reads (the context, rows read with earlier groups, the group's
+    own), in that order; file names as plain strings when there are several (categories differ)."""
+    parts = [x for x in frames if x is not None and len(x)]
+    if len(parts) > 1:
         return pd.concat([p.assign(_file=p["_file"].astype(str)) for p in parts], ignore_index=True)
     if parts:
         return parts[0]
-    return own if own is not None else context  # type: ignore[return-value]
+    return next(x for x in reversed(frames) if x is not None)
 
 
 DEFAULT_BATCH_ROWS = 2_000_000
@@ -475,7 +469,7 @@ def audit_by_partition(
                 own[table] = clean
         for table, early in waiting.items():
             if n in early:
-                own[table] = _join_parts([*early.pop(n), *([own[table]] if table in own else [])])
+                own[table] = _concat(*early.pop(n), own.get(table))
         combined = {t: _concat(context.get(t), own.get(t)) for t in set(own) | set(context)}
         late = _settled_requires(combined)  # drops those rows from `combined` itself
         for extra in late:
