@@ -13,7 +13,7 @@ round ids only (stakes and bets name rounds; nothing names a bet). The small tab
 layouts, dice sets, tournaments and their entries) are loaded whole once, as files or directories;
 their own rules, and the manifest check, run once at the end.
 
-The result equals the whole-bundle audit's, byte for byte, with three exceptions. A part whose footer
+The result equals the whole-bundle audit's, byte for byte, with these exceptions. A part whose footer
 and id column read but whose other data is corrupt is found unreadable only when its group is read.
 The first pass has its ids, so LOG003 is decided as if it had been read (a record naming one of
 them is no orphan, any other orphan is reported one by one), where the whole audit, which never
@@ -23,7 +23,10 @@ after it, or recorded under a shoe the table left before the current one began â
 the rows each part holds: the part that had the later coups judged them without it, so card counts
 (CDF121), the stop card (CDF122) and LOG005's detail near that edge can differ from the whole
 audit's. LOG005 reports the coup either way; audit such a bundle whole for the shoe-order findings.
-Last, a round id written in two parts whose first row breaks the format (LOG001): its items go
+Likewise a round filed in a later part than its time says (a record that arrived late, written with
+the next day's): the groups before judged its table without it, so LOG005 reports a gap there, and
+the rules that compare a round with the one before may differ from the whole audit's, which orders
+every round by time. Last, a round id written in two parts whose first row breaks the format (LOG001): its items go
 with the first part's group, where they are set aside, while the whole audit judges them with the
 later, clean row (the first pass reads ids, not whether a row is clean).
 """
