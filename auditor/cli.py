@@ -118,7 +118,7 @@ def audit(
         label("no_files", "en") if not loaded.files
         else f"none of the {len(rules)} rule(s) selected could run (" + some_of(sorted(set(result.rules_not_run.values()))) + "): the audit checked nothing"
         if rules else "--select and --ignore leave no rule to run: the audit checked nothing"]
-    _notes(loaded.ignored, [*summary["bundle"]["manifest_notes"], *summary["ruleset"]["notes"], *idle])  # type: ignore[index]
+    _notes(loaded.ignored, [*summary["bundle"]["manifest_notes"], *summary["ruleset"]["notes"], *idle, *result.notes])  # type: ignore[index]
     typer.echo(
         f"{loaded.name}: {len(result.findings)} finding(s), {n_fail} at or above {fail_on}; "
         f"rows read {totals['rows_read']}, audited {totals['rows_audited']}, quarantined {totals['rows_quarantined']}; "

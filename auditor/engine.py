@@ -40,6 +40,7 @@ class AuditResult:
     findings: pd.DataFrame
     timings: dict[str, float] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)  # rules that failed to run: the audit is incomplete
+    notes: list[str] = field(default_factory=list)  # what the reader of a run should know about how it ran (on stderr)
 
 
 def format_ts(values: pd.Series) -> pd.Series:

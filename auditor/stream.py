@@ -26,7 +26,8 @@ audit's. LOG005 reports the coup either way; audit such a bundle whole for the s
 Likewise a round filed in a later part than its time says (a record that arrived late, written with
 the next day's): the groups before judged its table without it, so LOG005 reports a gap there, and
 the rules that compare a round with the one before may differ from the whole audit's, which orders
-every round by time. Last, a round id written in two parts whose first row breaks the format (LOG001): its items go
+every round by time; the first pass counts such rounds (`_out_of_time`) and the audit's notes say
+so. Last, a round id written in two parts whose first row breaks the format (LOG001): its items go
 with the first part's group, where they are set aside, while the whole audit judges them with the
 later, clean row (the first pass reads ids, not whether a row is clean).
 """
@@ -49,7 +50,7 @@ from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit, sorted_findi
 from auditor.figures import combine_figures, table_figures
 from auditor.frames import arrow, first_occurrences, isin, positions, stable_sorted
 from auditor.loading.bundle import LOAD_THREADS, Bundle, LoadedFiles, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required, part_order, set_aside_unmatched
-from auditor.loading.coerce import as_text
+from auditor.loading.coerce import EARLIEST, LATEST, as_text
 from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame, repeated_names
 from auditor.report.outputs import data_period
 from auditor.rules import Rule
@@ -132,6 +133,7 @@ class _PartIds:
     broken: bool  # a part could not be read (the second pass reports the part itself)
     sizes: dict[str, int] = field(default_factory=dict)  # rows of each part
     away: list[tuple[str, np.ndarray, pa.Array]] = field(default_factory=list)  # (part key, rows, the rounds they name)
+    played: list[tuple[pa.Array, np.ndarray]] = field(default_factory=list)  # a round table: each row's table_id and time (ns UTC; NO_TIME unknown)
 
     def every_id(self) -> pa.Array | None:
         if self.ids is None:
@@ -157,12 +159,13 @@ class Strays:
 
 def _first_pass(
     path: Path, lay: Layout, group_of: dict[str, int], threads: int = 1
-) -> tuple[dict[str, pa.Array], dict[str, set[str]], set[str], Strays]:
+) -> tuple[dict[str, pa.Array], dict[str, set[str]], set[str], Strays, dict[str, int]]:
     """Every id of each partitioned table that others name (for LOG003), the ids that occur more than
     once in any (the candidates for LOG002, decided in the second pass among the rows that pass
     LOG001, as the whole audit does), the tables with a part that cannot be audited (its ids
-    unknown, as `Bundle.unread`), and the items filed away from their round's group: reads id
-    columns and footers only, `threads` tables at once; round tables first, so that each item part
+    unknown, as `Bundle.unread`), the items filed away from their round's group, and how many rounds
+    of each table are filed out of time order (`_out_of_time`): reads id columns, the tables and
+    times of rounds, and footers only, `threads` tables at once; round tables first, so that each item part
     is checked against its round ids as it is read and only the items filed away are kept."""
     ids: dict[str, pa.Array] = {}
     repeated: dict[str, set[str]] = {}
@@ -189,7 +192,8 @@ def _first_pass(
     homes = {t: _away_from_home(read, repeated, t) for t in items}
     for table, got in _each_table(lambda t: _table_ids(path, t, lay.parts[t], homes[t]), items, threads):
         note(table, got)
-    return ids, repeated, unread, _strays(read, group_of)
+    late = {t: n for t in REPLAY_ORDER if t in read and (n := _out_of_time(read[t], group_of))}
+    return ids, repeated, unread, _strays(read, group_of), late
 
 
 def _away_from_home(read: dict[str, _PartIds], repeated: dict[str, set[str]], child: str) -> Away | None:
@@ -245,7 +249,9 @@ def _table_ids(path: Path, table: str, keyed: dict[str, Path], away: Away | None
     rows of each part whose round must be looked up in other parts."""
     column = TABLES[table].id_column
     round_column = ITEM_ROUNDS[table][0] if away is not None else None
-    wanted = [c for c in (column, round_column) if c]
+    texts = [c for c in (column, round_column) if c]
+    played = REPLAY_ORDER[table][:2] if table in REPLAY_ORDER else []  # table_id and when: `_out_of_time`
+    wanted = [*texts, *played]
     got = _PartIds([], [] if column else None, broken=False)
     for key in sorted(keyed, key=part_order):
         try:
@@ -259,7 +265,8 @@ def _table_ids(path: Path, table: str, keyed: dict[str, Path], away: Away | None
                 continue
             # Converted as the second pass converts the part, so that both passes see the same ids.
             frame = parquet_frame(part.read(columns=wanted))
-            values = {c: arrow(as_text(frame[c])).cast(pa.large_string()) for c in wanted}
+            values = {c: arrow(as_text(frame[c])).cast(pa.large_string()) for c in texts}
+            when = (arrow(as_text(frame[played[0]])), _nanoseconds(frame[played[1]])) if played else None
         except (pa.ArrowException, OSError, KeyError, ValueError, TypeError, OverflowError, UnreadableFile):
             got.broken = True
             continue
@@ -271,7 +278,46 @@ def _table_ids(path: Path, table: str, keyed: dict[str, Path], away: Away | None
             rows = away(key, values[round_column])
             if len(rows):
                 got.away.append((key, rows, values[round_column].take(pa.array(rows))))
+        if when is not None:
+            got.played.append(when)
     return got
+
+
+NO_TIME = np.iinfo(np.int64).min
+
+
+def _nanoseconds(values: pd.Series) -> np.ndarray:
+    """Times as nanoseconds since 1970 UTC where the load will read them as times (NO_TIME for a bad
+    cell, a time without a zone or out of range: a quarantined row, which no group audits)."""
+    if isinstance(values.dtype, pd.DatetimeTZDtype):
+        times = values
+    elif pd.api.types.is_datetime64_dtype(values.dtype):
+        return np.full(len(values), NO_TIME, dtype=np.int64)
+    else:
+        times = pd.to_datetime(as_text(values).str.strip(), format="ISO8601", utc=True, errors="coerce")
+    ok = (times.notna() & (times >= EARLIEST.tz_localize("UTC")) & (times <= LATEST.tz_localize("UTC"))).to_numpy(dtype=bool)
+    out = np.full(len(values), NO_TIME, dtype=np.int64)
+    out[ok] = times[ok].dt.tz_convert("UTC").dt.as_unit("ns").array.asi8
+    return out
+
+
+def _out_of_time(rounds: _PartIds, group_of: dict[str, int]) -> int:
+    """How many rounds are filed in a later group than a round of their table played after them (a
+    record that arrived late and was written with the next day's, say). The groups before judged
+    their table without them: by partition such a bundle's sequence findings can differ from the
+    whole audit's, which orders every round by time."""
+    if not rounds.played:
+        return 0
+    table = pc.fill_null(pc.dictionary_encode(pa.concat_arrays([t for t, _ in rounds.played])).indices, -1)
+    when = np.concatenate([w for _, w in rounds.played])
+    group = np.repeat(np.array([group_of[k] for k in rounds.keys], dtype=np.int64), [len(w) for _, w in rounds.played])
+    frame = pd.DataFrame({"table": table.to_numpy(zero_copy_only=False), "group": group, "when": when})
+    frame = frame[frame["when"] != NO_TIME]
+    # The latest time of each table in the groups before each group.
+    latest = frame.groupby(["table", "group"], sort=True)["when"].max().groupby(level="table").cummax()
+    before = latest.groupby(level="table").shift(fill_value=NO_TIME)
+    prior = before.reindex(pd.MultiIndex.from_frame(frame[["table", "group"]])).to_numpy(dtype=np.int64)
+    return int((frame["when"].to_numpy() < prior).sum())
 
 
 def _load_group(path: Path, parts: dict[str, list[Path]], threads: int) -> list[tuple[str, tuple[LoadedFiles, pd.DataFrame | None]]]:
@@ -423,7 +469,7 @@ def audit_by_partition(
     batches = lay.batches(batch_rows)
     group_of = {key: n for n, keys in enumerate(batches) for key in keys}
     say("reading ids of every part")
-    ids, repeated, unread, strays = _first_pass(path, lay, group_of, threads)
+    ids, repeated, unread, strays, out_of_time = _first_pass(path, lay, group_of, threads)
     unread |= static.unread
     first_seen: dict[str, dict[str, str]] = {table: {} for table in repeated}
     ids_seen = {**static.ids_seen, **ids}
@@ -533,7 +579,10 @@ def audit_by_partition(
     for rule in group_rules:
         if rule.code not in run and rule.code not in not_run:
             not_run[rule.code] = "no " + ", ".join(t for t in rule.tables if t not in lay.parts and t not in lay.static) + " in the bundle"
-    result = AuditResult(everything, ruleset, sorted(run.values(), key=lambda r: r.code), not_run, all_findings, timings, errors)
+    notes = [f"{n} round(s) of {t} are filed in a later part than a round of their table played after them: "
+             "by partition their table's sequence findings (LOG005, and rules that compare a round with the one before) "
+             "can differ from the whole audit's; audit this bundle whole" for t, n in out_of_time.items()]
+    result = AuditResult(everything, ruleset, sorted(run.values(), key=lambda r: r.code), not_run, all_findings, timings, errors, notes)
     period = None
     if lo is not None and manifest_period(static.manifest) is None:
         period = data_period(lo, hi, ruleset.timezone)
