@@ -50,7 +50,7 @@ from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit, sorted_findi
 from auditor.figures import combine_figures, table_figures
 from auditor.frames import arrow, first_occurrences, isin, positions, stable_sorted
 from auditor.loading.bundle import LOAD_THREADS, Bundle, LoadedFiles, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required, part_order, set_aside_unmatched
-from auditor.loading.coerce import EARLIEST, LATEST, as_text
+from auditor.loading.coerce import EARLIEST, LATEST, TS_PATTERN, as_text
 from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame, repeated_names
 from auditor.report.outputs import data_period
 from auditor.rules import Rule
@@ -266,7 +266,6 @@ def _table_ids(path: Path, table: str, keyed: dict[str, Path], away: Away | None
             # Converted as the second pass converts the part, so that both passes see the same ids.
             frame = parquet_frame(part.read(columns=wanted))
             values = {c: arrow(as_text(frame[c])).cast(pa.large_string()) for c in texts}
-            when = (arrow(as_text(frame[played[0]])), _nanoseconds(frame[played[1]])) if played else None
         except (pa.ArrowException, OSError, KeyError, ValueError, TypeError, OverflowError, UnreadableFile):
             got.broken = True
             continue
@@ -278,8 +277,8 @@ def _table_ids(path: Path, table: str, keyed: dict[str, Path], away: Away | None
             rows = away(key, values[round_column])
             if len(rows):
                 got.away.append((key, rows, values[round_column].take(pa.array(rows))))
-        if when is not None:
-            got.played.append(when)
+        if played:
+            got.played.append((arrow(as_text(frame[played[0]])), _nanoseconds(frame[played[1]])))
     return got
 
 
@@ -294,7 +293,12 @@ def _nanoseconds(values: pd.Series) -> np.ndarray:
     elif pd.api.types.is_datetime64_dtype(values.dtype):
         return np.full(len(values), NO_TIME, dtype=np.int64)
     else:
-        times = pd.to_datetime(as_text(values).str.strip(), format="ISO8601", utc=True, errors="coerce")
+        text = as_text(values).str.strip()
+        text = text.where(text.str.fullmatch(TS_PATTERN).fillna(False).astype(bool))  # as the load reads them
+        try:
+            times = pd.to_datetime(text, format="ISO8601", utc=True, errors="coerce")
+        except (ValueError, TypeError, OverflowError):  # not times at all: the load quarantines them
+            return np.full(len(values), NO_TIME, dtype=np.int64)
     ok = (times.notna() & (times >= EARLIEST.tz_localize("UTC")) & (times <= LATEST.tz_localize("UTC"))).to_numpy(dtype=bool)
     out = np.full(len(values), NO_TIME, dtype=np.int64)
     out[ok] = times[ok].dt.tz_convert("UTC").dt.as_unit("ns").array.asi8
@@ -312,7 +316,7 @@ def _out_of_time(rounds: _PartIds, group_of: dict[str, int]) -> int:
     when = np.concatenate([w for _, w in rounds.played])
     group = np.repeat(np.array([group_of[k] for k in rounds.keys], dtype=np.int64), [len(w) for _, w in rounds.played])
     frame = pd.DataFrame({"table": table.to_numpy(zero_copy_only=False), "group": group, "when": when})
-    frame = frame[frame["when"] != NO_TIME]
+    frame = frame[(frame["when"] != NO_TIME) & (frame["table"] >= 0)]  # quarantined rows: no group audits them
     # The latest time of each table in the groups before each group.
     latest = frame.groupby(["table", "group"], sort=True)["when"].max().groupby(level="table").cummax()
     before = latest.groupby(level="table").shift(fill_value=NO_TIME)
