@@ -6,9 +6,10 @@ audited with the rows of the previous groups it still needs carried over as cont
 each chemin de fer table has dealt from since its current shoe began and its current banker stint
 (with their stakes), the last spin of each wheel, the current dice-set and launcher stints of each
 dice table. Findings on context rows were reported with their own group and are dropped. A first
-pass reads only id columns, for orphans (LOG003) and duplicates (LOG002) across groups, and the
-round each stake and bet names, for the items filed in another part than their round's (`Strays`):
-such a part is read with the round's group, its other rows waiting for their own. It keeps the
+pass reads only id columns, for orphans (LOG003) and duplicates (LOG002) across groups, the
+round each stake and bet names, for the items filed in another part than their round's, and each
+round's table and time, for the rounds filed late (`Strays`): such a part is read with the group
+that audits them, its other rows waiting for their own. It keeps the
 round ids only (stakes and bets name rounds; nothing names a bet). The small tables (tables,
 layouts, dice sets, tournaments and their entries) are loaded whole once, as files or directories;
 their own rules, and the manifest check, run once at the end.
@@ -23,13 +24,14 @@ after it, or recorded under a shoe the table left before the current one began â
 the rows each part holds: the part that had the later coups judged them without it, so card counts
 (CDF121), the stop card (CDF122) and LOG005's detail near that edge can differ from the whole
 audit's. LOG005 reports the coup either way; audit such a bundle whole for the shoe-order findings.
-Likewise a round filed in a later part than its time says (a record that arrived late, written with
-the next day's): the groups before judged its table without it, so LOG005 reports a gap there, and
-the rules that compare a round with the one before may differ from the whole audit's, which orders
-every round by time; the first pass counts such rounds (`_out_of_time`) and the audit's notes say
-so. Last, a round id written in two parts whose first row breaks the format (LOG001): its items go
-with the first part's group, where they are set aside, while the whole audit judges them with the
-later, clean row (the first pass reads ids, not whether a row is clean).
+A round filed late (a record that arrived after its day was written, with the next day's) goes back
+to the last group holding rounds of its table when it was played within their span
+(`_audited_with`); one filed farther is judged after the groups before, so LOG005 may report a gap
+and the rules that compare a round with the one before may differ from the whole audit's, which
+orders every round by time; the first pass counts such rounds (`_out_of_time`) and the audit's
+notes say so. Last, a round id written in two parts whose first row breaks the format (LOG001): its
+items go with the first part's group, where they are set aside, while the whole audit judges them
+with the later, clean row (the first pass reads ids, not whether a row is clean).
 """
 
 from __future__ import annotations
@@ -134,6 +136,7 @@ class _PartIds:
     sizes: dict[str, int] = field(default_factory=dict)  # rows of each part
     away: list[tuple[str, np.ndarray, pa.Array]] = field(default_factory=list)  # (part key, rows, the rounds they name)
     played: list[tuple[pa.Array, np.ndarray]] = field(default_factory=list)  # a round table: each row's table_id and time (ns UTC; NO_TIME unknown)
+    audited: list[np.ndarray] = field(default_factory=list)  # a round table: the group that audits each row (`_audited_with`)
 
     def every_id(self) -> pa.Array | None:
         if self.ids is None:
@@ -146,11 +149,12 @@ Away = Callable[[str, pa.Array], np.ndarray]  # (part key, the round each row na
 
 @dataclass
 class Strays:
-    """Stakes and bets written to a part of another group than their round's (a bet placed after
-    midnight, filed under the next day, on a spin that opened before it). Each is audited with its
-    round, in its round's group: judged with part of its stakes, a coup's bank would not balance."""
-    group: dict[str, dict[str, np.ndarray]]  # item table -> part key -> the group of each row's round (its part's own where none is known), for parts holding a stray
-    reach: dict[str, dict[int, int]]  # item table -> group -> the last group whose parts hold items of its rounds
+    """Rows audited with another group than their part's: stakes and bets written to a part of
+    another group than their round's (a bet placed after midnight, filed under the next day, on a
+    spin that opened before it), each audited with its round (judged with part of its stakes, a
+    coup's bank would not balance); and rounds filed late, audited with the group of their time."""
+    group: dict[str, dict[str, np.ndarray]]  # table -> part key -> the group that audits each row, for parts holding such a row
+    reach: dict[str, dict[int, int]]  # table -> group -> the last group whose parts hold rows it audits
 
     def last_needed(self, table: str, group: int) -> int:
         """The last group of `table`'s parts that must be read when `group` is audited."""
@@ -188,22 +192,79 @@ def _first_pass(
 
     for table, got in _each_table(lambda t: _table_ids(path, t, lay.parts[t]), [t for t in lay.parts if t not in ITEM_ROUNDS], threads):
         note(table, got)
+    strays = Strays({}, {})
+    for table in REPLAY_ORDER:
+        if table in read:
+            read[table].audited = _audited_with(read[table], group_of)
+            _note_moves(strays, table, read[table].keys, group_of, read[table].audited)
     items = [t for t in lay.parts if t in ITEM_ROUNDS]
-    homes = {t: _away_from_home(read, repeated, t) for t in items}
+    homes = {t: _away_from_home(read, repeated, t, group_of) for t in items}
     for table, got in _each_table(lambda t: _table_ids(path, t, lay.parts[t], homes[t]), items, threads):
         note(table, got)
-    late = {t: n for t in REPLAY_ORDER if t in read and (n := _out_of_time(read[t], group_of))}
-    return ids, repeated, unread, _strays(read, group_of), late
+    late = {t: n for t in REPLAY_ORDER if t in read and (n := _out_of_time(read[t]))}
+    _strays(read, group_of, strays)
+    return ids, repeated, unread, strays, late
 
 
-def _away_from_home(read: dict[str, _PartIds], repeated: dict[str, set[str]], child: str) -> Away | None:
-    """For an item table whose round table was read: the rows of an item part whose round is not in
-    the round table's part of the same name, or whose round id is written twice (its items go with
-    its first occurrence, wherever it is)."""
+def _audited_with(rounds: _PartIds, group_of: dict[str, int]) -> list[np.ndarray]:
+    """The group that audits each round, part by part: its own part's, but a round filed late (a
+    record that arrived after its day was written, and went with the next day's) goes back to the
+    last group before in which its table has rounds, when it was played between that group's first
+    and last round of its table, so that every table is replayed in time order. Only that far back:
+    a step reads early at most the parts up to the table's next rounds, and a bogus time cannot pull
+    a table's parts into one step; a round farther out of time stays, and the audit's notes name it
+    (`_out_of_time`)."""
+    own = [np.full(len(when), group_of[key], dtype=np.int64) for key, (_, when) in zip(rounds.keys, rounds.played, strict=True)]
+    if not own:
+        return own
+    table, when, group = _rounds_frame(rounds, own)
+    known = (when != NO_TIME) & (table >= 0)
+    span = pd.DataFrame({"table": table[known], "group": group[known], "when": when[known]}).groupby(["table", "group"])["when"].agg(["min", "max"])
+    # For each table and group, the group before in which the table has rounds, and their span.
+    groups = span.index.get_level_values("group").to_series(index=span.index)
+    same = span.index.get_level_values("table").to_series(index=span.index)
+    first = same != same.shift()
+    before = pd.DataFrame({"group": groups.shift(fill_value=-1).where(~first, -1), "min": span["min"].shift(fill_value=0).where(~first, np.iinfo(np.int64).max),
+                           "max": span["max"].shift(fill_value=NO_TIME).where(~first, NO_TIME)}).astype(np.int64)
+    at = pd.MultiIndex.from_arrays([table, group])
+    prior = before.reindex(at, fill_value=-1)
+    lo = prior["min"].to_numpy(dtype=np.int64)
+    hi = prior["max"].to_numpy(dtype=np.int64)
+    back = known & (prior["group"].to_numpy() >= 0) & (lo <= when) & (when < hi)
+    audited = np.where(back, prior["group"].to_numpy(dtype=np.int64), group)
+    return np.split(audited, np.cumsum([len(o) for o in own])[:-1])
+
+
+def _rounds_frame(rounds: _PartIds, groups: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(table code, time, group) of every round read, the parts one after the other (code -1: no table)."""
+    table = pc.fill_null(pc.dictionary_encode(pa.concat_arrays([t for t, _ in rounds.played])).indices, -1)
+    return table.to_numpy(zero_copy_only=False).astype(np.int64), np.concatenate([w for _, w in rounds.played]), np.concatenate(groups)
+
+
+def _note_moves(strays: Strays, table: str, keys: list[str], group_of: dict[str, int], audited: list[np.ndarray]) -> None:
+    """Record the rows of `table`'s parts audited with another group than their own part's."""
+    for key, group in zip(keys, audited, strict=True):
+        own = group_of[key]
+        moved = group != own
+        if not moved.any():
+            continue
+        strays.group.setdefault(table, {})[key] = group
+        reach = strays.reach.setdefault(table, {})
+        for g in np.unique(group[moved]):
+            reach[int(g)] = max(reach.get(int(g), int(g)), own)
+
+
+def _away_from_home(read: dict[str, _PartIds], repeated: dict[str, set[str]], child: str, group_of: dict[str, int]) -> Away | None:
+    """For an item table whose round table was read: the rows of an item part whose round is not
+    among the rounds audited with its part's group in the round table's part of the same name, or
+    whose round id is written twice (its items go with its first occurrence, wherever it is)."""
     rounds = read.get(ITEM_ROUNDS[child][1])
     if rounds is None or rounds.ids is None:
         return None
-    by_key = dict(zip(rounds.keys, rounds.ids, strict=True))
+    by_key: dict[str, pa.Array] = {}
+    for i, (key, ids) in enumerate(zip(rounds.keys, rounds.ids, strict=True)):
+        kept = rounds.audited[i] == group_of[key] if rounds.audited else None
+        by_key[key] = ids if kept is None or kept.all() else ids.filter(pa.array(kept))
     twice = pa.array(sorted(repeated.get(ITEM_ROUNDS[child][1], ())), type=pa.large_string())
 
     def away(key: str, names: pa.Array) -> np.ndarray:
@@ -216,16 +277,16 @@ def _away_from_home(read: dict[str, _PartIds], repeated: dict[str, set[str]], ch
     return away
 
 
-def _strays(read: dict[str, _PartIds], group_of: dict[str, int]) -> Strays:
-    """Where each item read away from home has its round filed: the group of the first part holding
-    its round's id (the load keeps an id's first occurrence). An item whose round is nowhere (an
-    orphan) or in an unreadable part stays with its own part."""
-    strays = Strays({}, {})
+def _strays(read: dict[str, _PartIds], group_of: dict[str, int], strays: Strays) -> None:
+    """Where each item read away from home has its round audited: the group of the first part holding
+    its round's id (the load keeps an id's first occurrence), or the group that round goes back to.
+    An item whose round is nowhere (an orphan) or in an unreadable part stays with its own part."""
     for child, (_, parent) in ITEM_ROUNDS.items():
         items, rounds = read.get(child), read.get(parent)
         if items is None or rounds is None or rounds.ids is None or not items.away:
             continue
-        group_of_round = np.repeat(np.array([group_of[k] for k in rounds.keys], dtype=np.int64), [len(a) for a in rounds.ids])
+        group_of_round = (np.concatenate(rounds.audited) if rounds.audited else
+                          np.repeat(np.array([group_of[k] for k in rounds.keys], dtype=np.int64), [len(a) for a in rounds.ids]))
         at = positions(pa.concat_arrays([names for _, _, names in items.away]), rounds.every_id())
         filed = np.where(at >= 0, group_of_round[np.maximum(at, 0)] if len(group_of_round) else -1, -1)
         start = 0
@@ -241,7 +302,6 @@ def _strays(read: dict[str, _PartIds], group_of: dict[str, int]) -> Strays:
             reach = strays.reach.setdefault(child, {})
             for g in np.unique(to[moved]):
                 reach[int(g)] = max(reach.get(int(g), int(g)), own)
-    return strays
 
 
 def _table_ids(path: Path, table: str, keyed: dict[str, Path], away: Away | None = None) -> _PartIds:
@@ -305,17 +365,15 @@ def _nanoseconds(values: pd.Series) -> np.ndarray:
     return out
 
 
-def _out_of_time(rounds: _PartIds, group_of: dict[str, int]) -> int:
-    """How many rounds are filed in a later group than a round of their table played after them (a
-    record that arrived late and was written with the next day's, say). The groups before judged
-    their table without them: by partition such a bundle's sequence findings can differ from the
-    whole audit's, which orders every round by time."""
+def _out_of_time(rounds: _PartIds) -> int:
+    """How many rounds are still audited in a later group than a round of their table played after
+    them (filed more than a group late, or a log whose times go backwards across a part edge). The
+    groups before judged their table without them: by partition such a bundle's sequence findings
+    can differ from the whole audit's, which orders every round by time."""
     if not rounds.played:
         return 0
-    table = pc.fill_null(pc.dictionary_encode(pa.concat_arrays([t for t, _ in rounds.played])).indices, -1)
-    when = np.concatenate([w for _, w in rounds.played])
-    group = np.repeat(np.array([group_of[k] for k in rounds.keys], dtype=np.int64), [len(w) for _, w in rounds.played])
-    frame = pd.DataFrame({"table": table.to_numpy(zero_copy_only=False), "group": group, "when": when})
+    table, when, group = _rounds_frame(rounds, rounds.audited)
+    frame = pd.DataFrame({"table": table, "group": group, "when": when})
     frame = frame[(frame["when"] != NO_TIME) & (frame["table"] >= 0)]  # quarantined rows: no group audits them
     # The latest time of each table in the groups before each group.
     latest = frame.groupby(["table", "group"], sort=True)["when"].max().groupby(level="table").cummax()

@@ -249,22 +249,35 @@ def test_random_cuts_audit_by_partition_as_whole(tmp_path: Path, seed: int, nami
             assert (tmp_path / "w" / name).read_bytes() == (tmp_path / rows / name).read_bytes(), (name, rows)
 
 
-def test_a_round_filed_after_its_time_is_named_by_a_note(tmp_path: Path) -> None:
-    """A coup that arrived late and was written with the next day's: the day before was judged
-    without it, so the audit by partition cannot promise the whole audit's sequence findings. It
-    says so on stderr, naming how many rounds; a bundle filed in time gets no such note."""
+def test_a_round_filed_late_is_audited_with_the_group_of_its_time(tmp_path: Path) -> None:
+    """A coup that arrived late and was written with the next hour's goes back to its hour's group,
+    so its table is replayed in time order as in the whole audit. One filed two hours late is
+    farther than a step goes back: it stays, and a note on stderr names it, since the hour before
+    was judged without it. A bundle filed in time gets no note."""
     import pandas as pd
 
-    simulate(tmp_path / "flat", seed=48, rounds=1500, games=["chemin_de_fer"], fmt="parquet")
-    partition(tmp_path / "flat", tmp_path / "parts", "%Y-%m-%d")
+    simulate(tmp_path / "flat", seed=48, rounds=2500, games=["chemin_de_fer"], fmt="parquet")
+    partition(tmp_path / "flat", tmp_path / "parts", "%Y-%m-%dT%H")
     days = sorted((tmp_path / "parts" / "cdf_coups").glob("*.parquet"))
+    assert len(days) >= 6
     in_time = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "a"), "--by-partition", "--batch-rows", "1"])
     assert "filed in a later part" not in in_time.stderr
-    first, second = pd.read_parquet(days[0]), pd.read_parquet(days[1])
-    late = first["coup_id"].isin(first.groupby("table_id")["coup_id"].nth(5))  # the sixth coup of each table
-    assert late.sum() >= 1
-    pd.concat([second, first[late]], ignore_index=True).to_parquet(days[1], index=False)
-    first[~late].to_parquet(days[0], index=False)
-    result = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "b"), "--by-partition", "--batch-rows", "1"])
-    assert result.exit_code in (0, 1), result.output
-    assert f"{int(late.sum())} round(s) of cdf_coups are filed in a later part" in result.stderr
+
+    def file_late(day: int, days_late: int) -> int:
+        coups, later = pd.read_parquet(days[day]), pd.read_parquet(days[day + days_late])
+        late = coups["coup_id"].isin(coups.groupby("table_id")["coup_id"].nth(2))  # the third coup of each table
+        pd.concat([later, coups[late]], ignore_index=True).to_parquet(days[day + days_late], index=False)
+        coups[~late].to_parquet(days[day], index=False)
+        return int(late.sum())
+
+    assert file_late(2, 1) >= 1
+    whole = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "w"), "--format", "jsonl"])
+    parts = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "p"), "--format", "jsonl", "--by-partition", "--batch-rows", "1"])
+    assert whole.exit_code == parts.exit_code == 0, (whole.output, parts.output)  # lawful play: no false LOG005
+    assert "filed in a later part" not in parts.stderr
+    for name in ("violations.jsonl", "summary.json"):
+        assert (tmp_path / "w" / name).read_bytes() == (tmp_path / "p" / name).read_bytes(), name
+    moved = file_late(4, 2)
+    farther = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "f"), "--by-partition", "--batch-rows", "1"])
+    assert farther.exit_code in (0, 1), farther.output
+    assert f"{moved} round(s) of cdf_coups are filed in a later part" in farther.stderr
