@@ -25,8 +25,8 @@ the rows each part holds: the part that had the later coups judged them without 
 (CDF121), the stop card (CDF122) and LOG005's detail near that edge can differ from the whole
 audit's. LOG005 reports the coup either way; audit such a bundle whole for the shoe-order findings.
 A round filed late (a record that arrived after its day was written, with the next day's) goes back
-to the last group holding rounds of its table when it was played within their span
-(`_audited_with`); one filed farther is judged after the groups before, so LOG005 may report a gap
+to the last group holding rounds of its table when it was played before their last and after the
+group before's (`_audited_with`); one filed farther is judged after the groups before, so LOG005 may report a gap
 and the rules that compare a round with the one before may differ from the whole audit's, which
 orders every round by time; the first pass counts such rounds (`_out_of_time`) and the audit's
 notes say so. Last, a round id written in two parts whose first row breaks the format (LOG001): its
@@ -209,8 +209,9 @@ def _first_pass(
 def _audited_with(rounds: _PartIds, group_of: dict[str, int]) -> list[np.ndarray]:
     """The group that audits each round, part by part: its own part's, but a round filed late (a
     record that arrived after its day was written, and went with the next day's) goes back to the
-    last group before in which its table has rounds, when it was played between that group's first
-    and last round of its table, so that every table is replayed in time order. Only that far back:
+    last group before in which its table has rounds, when it was played before that group's last
+    round of its table and after the last of the group before, so that every table is replayed in
+    time order. Only that far back:
     a step reads early at most the parts up to the table's next rounds, and a bogus time cannot pull
     a table's parts into one step; a round farther out of time stays, and the audit's notes name it
     (`_out_of_time`)."""
@@ -220,19 +221,19 @@ def _audited_with(rounds: _PartIds, group_of: dict[str, int]) -> list[np.ndarray
     table, when, group = _rounds_frame(rounds, own)
     known = (when != NO_TIME) & (table >= 0)
     span = pd.DataFrame({"table": table[known], "group": group[known], "when": when[known]}).groupby(["table", "group"])["when"].agg(["min", "max"])
-    # For each table and group, the group before in which the table has rounds, and their span.
-    groups = span.index.get_level_values("group").to_series(index=span.index)
+    # For each table and group: the group before in which the table has rounds, its latest round,
+    # and the latest round of the group before that one. A round played between those two goes back.
     same = span.index.get_level_values("table").to_series(index=span.index)
-    first = same != same.shift()
-    before = pd.DataFrame({"group": groups.shift(fill_value=-1).where(~first, -1), "min": span["min"].shift(fill_value=0).where(~first, np.iinfo(np.int64).max),
-                           "max": span["max"].shift(fill_value=NO_TIME).where(~first, NO_TIME)}).astype(np.int64)
-    at = pd.MultiIndex.from_arrays([table, group])
-    prior = before.reindex(at, fill_value=-1)
-    lo = prior["min"].to_numpy(dtype=np.int64)
-    hi = prior["max"].to_numpy(dtype=np.int64)
-    back = known & (prior["group"].to_numpy() >= 0) & (lo <= when) & (when < hi)
-    audited = np.where(back, prior["group"].to_numpy(dtype=np.int64), group)
-    return np.split(audited, np.cumsum([len(o) for o in own])[:-1])
+    one, two = same == same.shift(), same == same.shift(2)
+    before = pd.DataFrame({
+        "group": span.index.get_level_values("group").to_series(index=span.index).shift(fill_value=-1).where(one, -1),
+        "hi": span["max"].shift(fill_value=NO_TIME).where(one, NO_TIME),
+        "lo": span["max"].shift(2, fill_value=NO_TIME).where(two, NO_TIME),
+    }).astype(np.int64)
+    prior = before.reindex(pd.MultiIndex.from_arrays([table, group]), fill_value=-1)
+    to = prior["group"].to_numpy(dtype=np.int64)
+    back = known & (to >= 0) & (prior["lo"].to_numpy(dtype=np.int64) <= when) & (when < prior["hi"].to_numpy(dtype=np.int64))
+    return np.split(np.where(back, to, group), np.cumsum([len(o) for o in own])[:-1])
 
 
 def _rounds_frame(rounds: _PartIds, groups: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
