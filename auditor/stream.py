@@ -211,16 +211,15 @@ def _audited_with(rounds: _PartIds, group_of: dict[str, int]) -> list[np.ndarray
     record that arrived after its day was written, and went with the next day's) goes back to the
     last group before in which its table has rounds, when it was played before that group's last
     round of its table and after the last of the group before, so that every table is replayed in
-    time order. Only that far back:
-    a step reads early at most the parts up to the table's next rounds, and a bogus time cannot pull
-    a table's parts into one step; a round farther out of time stays, and the audit's notes name it
-    (`_out_of_time`)."""
+    time order. Only that far back: a step reads early at most the parts up to the table's next
+    rounds, and a bogus time cannot pull a table's parts into one step; a round farther out of time
+    stays, and the audit's notes name it (`_out_of_time`)."""
     own = [np.full(len(when), group_of[key], dtype=np.int64) for key, (_, when) in zip(rounds.keys, rounds.played, strict=True)]
     if not own:
         return own
     table, when, group = _rounds_frame(rounds, own)
     known = (when != NO_TIME) & (table >= 0)
-    span = pd.DataFrame({"table": table[known], "group": group[known], "when": when[known]}).groupby(["table", "group"])["when"].agg(["min", "max"])
+    span = pd.DataFrame({"table": table[known], "group": group[known], "when": when[known]}).groupby(["table", "group"])["when"].agg(["max"])
     # For each table and group: the group before in which the table has rounds, its latest round,
     # and the latest round of the group before that one. A round played between those two goes back.
     same = span.index.get_level_values("table").to_series(index=span.index)
@@ -293,16 +292,9 @@ def _strays(read: dict[str, _PartIds], group_of: dict[str, int], strays: Strays)
         start = 0
         for key, rows, _ in items.away:
             to, start = filed[start:start + len(rows)], start + len(rows)
-            own = group_of[key]
-            moved = (to >= 0) & (to != own)
-            if not moved.any():
-                continue
-            group = np.full(items.sizes[key], own, dtype=np.int64)
-            group[rows[moved]] = to[moved]
-            strays.group.setdefault(child, {})[key] = group
-            reach = strays.reach.setdefault(child, {})
-            for g in np.unique(to[moved]):
-                reach[int(g)] = max(reach.get(int(g), int(g)), own)
+            group = np.full(items.sizes[key], group_of[key], dtype=np.int64)
+            group[rows[to >= 0]] = to[to >= 0]
+            _note_moves(strays, child, [key], group_of, [group])
 
 
 def _table_ids(path: Path, table: str, keyed: dict[str, Path], away: Away | None = None) -> _PartIds:
