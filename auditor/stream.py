@@ -52,12 +52,12 @@ from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit, sorted_findi
 from auditor.figures import combine_figures, table_figures
 from auditor.frames import arrow, first_occurrences, isin, positions, stable_sorted
 from auditor.loading.bundle import LOAD_THREADS, Bundle, LoadedFiles, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required, part_order, set_aside_unmatched
-from auditor.loading.coerce import EARLIEST, LATEST, TS_PATTERN, as_text
+from auditor.loading.coerce import as_text, parse_column
 from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame, repeated_names
 from auditor.report.outputs import data_period
 from auditor.rules import Rule
 from auditor.ruleset import Ruleset
-from auditor.schema import ITEM_ROUNDS, NAMED_BY_OTHERS, REPLAY_ORDER, REPORTED_ON, TABLES
+from auditor.schema import ITEM_ROUNDS, NAMED_BY_OTHERS, REPLAY_ORDER, REPORTED_ON, TABLES, Column
 
 BIG = ("cdf_coups", "cdf_stakes", "wheel_spins", "wheel_bets", "dice_throws", "dice_bets")
 LOG_EVERYWHERE = ("LOG001", "LOG002", "LOG003")
@@ -193,33 +193,40 @@ def _first_pass(
     for table, got in _each_table(lambda t: _table_ids(path, t, lay.parts[t]), [t for t in lay.parts if t not in ITEM_ROUNDS], threads):
         note(table, got)
     strays = Strays({}, {})
+    late: dict[str, int] = {}
     for table in REPLAY_ORDER:
-        if table in read:
-            read[table].audited = _audited_with(read[table], group_of)
-            _note_moves(strays, table, read[table].keys, group_of, read[table].audited)
+        if table in read and read[table].played:
+            rounds = read[table]
+            codes = pc.fill_null(pc.dictionary_encode(pa.concat_arrays([t for t, _ in rounds.played])).indices, -1)
+            frame = pd.DataFrame({
+                "table": codes.to_numpy(zero_copy_only=False).astype(np.int64),  # -1: no table (a quarantined row)
+                "when": np.concatenate([w for _, w in rounds.played]),
+                "group": np.repeat(np.array([group_of[k] for k in rounds.keys], dtype=np.int64), [len(w) for _, w in rounds.played]),
+            })
+            audited = _audited_with(frame)
+            rounds.audited = np.split(audited, np.cumsum([len(w) for _, w in rounds.played])[:-1])
+            _note_moves(strays, table, rounds.keys, group_of, rounds.audited)
+            if n := _out_of_time(frame.assign(group=audited)):
+                late[table] = n
     items = [t for t in lay.parts if t in ITEM_ROUNDS]
     homes = {t: _away_from_home(read, repeated, t, group_of) for t in items}
     for table, got in _each_table(lambda t: _table_ids(path, t, lay.parts[t], homes[t]), items, threads):
         note(table, got)
-    late = {t: n for t in REPLAY_ORDER if t in read and (n := _out_of_time(read[t]))}
     _strays(read, group_of, strays)
     return ids, repeated, unread, strays, late
 
 
-def _audited_with(rounds: _PartIds, group_of: dict[str, int]) -> list[np.ndarray]:
-    """The group that audits each round, part by part: its own part's, but a round filed late (a
-    record that arrived after its day was written, and went with the next day's) goes back to the
-    last group before in which its table has rounds, when it was played before that group's last
-    round of its table and after the last of the group before, so that every table is replayed in
-    time order. Only that far back: a step reads early at most the parts up to the table's next
-    rounds, and a bogus time cannot pull a table's parts into one step; a round farther out of time
-    stays, and the audit's notes name it (`_out_of_time`)."""
-    own = [np.full(len(when), group_of[key], dtype=np.int64) for key, (_, when) in zip(rounds.keys, rounds.played, strict=True)]
-    if not own:
-        return own
-    table, when, group = _rounds_frame(rounds, own)
+def _audited_with(rounds: pd.DataFrame) -> np.ndarray:
+    """The group that audits each round (`rounds`: table code, time, group of its part): its own
+    part's, but a round filed late (a record that arrived after its day was written, and went with
+    the next day's) goes back to the last group before in which its table has rounds, when it was
+    played before that group's last round of its table and after the last of the group before, so
+    that every table is replayed in time order. Only that far back: a step reads early at most the
+    parts up to the table's next rounds, and a bogus time cannot pull a table's parts into one step;
+    a round farther out of time stays, and the audit's notes name it (`_out_of_time`)."""
+    table, when, group = (rounds[c].to_numpy(dtype=np.int64) for c in ("table", "when", "group"))
     known = (when != NO_TIME) & (table >= 0)
-    span = pd.DataFrame({"table": table[known], "group": group[known], "when": when[known]}).groupby(["table", "group"])["when"].agg(["max"])
+    span = rounds[known].groupby(["table", "group"])["when"].agg(["max"])
     # For each table and group: the group before in which the table has rounds, its latest round,
     # and the latest round of the group before that one. A round played between those two goes back.
     same = span.index.get_level_values("table").to_series(index=span.index)
@@ -232,13 +239,7 @@ def _audited_with(rounds: _PartIds, group_of: dict[str, int]) -> list[np.ndarray
     prior = before.reindex(pd.MultiIndex.from_arrays([table, group]), fill_value=-1)
     to = prior["group"].to_numpy(dtype=np.int64)
     back = known & (to >= 0) & (prior["lo"].to_numpy(dtype=np.int64) <= when) & (when < prior["hi"].to_numpy(dtype=np.int64))
-    return np.split(np.where(back, to, group), np.cumsum([len(o) for o in own])[:-1])
-
-
-def _rounds_frame(rounds: _PartIds, groups: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(table code, time, group) of every round read, the parts one after the other (code -1: no table)."""
-    table = pc.fill_null(pc.dictionary_encode(pa.concat_arrays([t for t, _ in rounds.played])).indices, -1)
-    return table.to_numpy(zero_copy_only=False).astype(np.int64), np.concatenate([w for _, w in rounds.played]), np.concatenate(groups)
+    return np.where(back, to, group)
 
 
 def _note_moves(strays: Strays, table: str, keys: list[str], group_of: dict[str, int], audited: list[np.ndarray]) -> None:
@@ -262,9 +263,9 @@ def _away_from_home(read: dict[str, _PartIds], repeated: dict[str, set[str]], ch
     if rounds is None or rounds.ids is None:
         return None
     by_key: dict[str, pa.Array] = {}
-    for i, (key, ids) in enumerate(zip(rounds.keys, rounds.ids, strict=True)):
-        kept = rounds.audited[i] == group_of[key] if rounds.audited else None
-        by_key[key] = ids if kept is None or kept.all() else ids.filter(pa.array(kept))
+    for key, ids, audited in zip(rounds.keys, rounds.ids, rounds.audited, strict=True):
+        kept = audited == group_of[key]
+        by_key[key] = ids if kept.all() else ids.filter(pa.array(kept))
     twice = pa.array(sorted(repeated.get(ITEM_ROUNDS[child][1], ())), type=pa.large_string())
 
     def away(key: str, names: pa.Array) -> np.ndarray:
@@ -285,8 +286,7 @@ def _strays(read: dict[str, _PartIds], group_of: dict[str, int], strays: Strays)
         items, rounds = read.get(child), read.get(parent)
         if items is None or rounds is None or rounds.ids is None or not items.away:
             continue
-        group_of_round = (np.concatenate(rounds.audited) if rounds.audited else
-                          np.repeat(np.array([group_of[k] for k in rounds.keys], dtype=np.int64), [len(a) for a in rounds.ids]))
+        group_of_round = np.concatenate(rounds.audited) if rounds.audited else np.zeros(0, dtype=np.int64)
         at = positions(pa.concat_arrays([names for _, _, names in items.away]), rounds.every_id())
         filed = np.where(at >= 0, group_of_round[np.maximum(at, 0)] if len(group_of_round) else -1, -1)
         start = 0
@@ -331,43 +331,30 @@ def _table_ids(path: Path, table: str, keyed: dict[str, Path], away: Away | None
             if len(rows):
                 got.away.append((key, rows, values[round_column].take(pa.array(rows))))
         if played:
-            got.played.append((arrow(as_text(frame[played[0]])), _nanoseconds(frame[played[1]])))
+            got.played.append((arrow(as_text(frame[played[0]])), _nanoseconds(frame[played[1]], TABLES[table].column(played[1]))))
     return got
 
 
 NO_TIME = np.iinfo(np.int64).min
 
 
-def _nanoseconds(values: pd.Series) -> np.ndarray:
-    """Times as nanoseconds since 1970 UTC where the load will read them as times (NO_TIME for a bad
-    cell, a time without a zone or out of range: a quarantined row, which no group audits)."""
-    if isinstance(values.dtype, pd.DatetimeTZDtype):
-        times = values
-    elif pd.api.types.is_datetime64_dtype(values.dtype):
-        return np.full(len(values), NO_TIME, dtype=np.int64)
-    else:
-        text = as_text(values).str.strip()
-        text = text.where(text.str.fullmatch(TS_PATTERN).fillna(False).astype(bool))  # as the load reads them
-        try:
-            times = pd.to_datetime(text, format="ISO8601", utc=True, errors="coerce")
-        except (ValueError, TypeError, OverflowError):  # not times at all: the load quarantines them
-            return np.full(len(values), NO_TIME, dtype=np.int64)
-    ok = (times.notna() & (times >= EARLIEST.tz_localize("UTC")) & (times <= LATEST.tz_localize("UTC"))).to_numpy(dtype=bool)
-    out = np.full(len(values), NO_TIME, dtype=np.int64)
+def _nanoseconds(values: pd.Series, column: Column) -> np.ndarray:
+    """Times as nanoseconds since 1970 UTC, parsed as the load parses them (`parse_column`); NO_TIME
+    where the load finds no time (a quarantined row, which no group audits)."""
+    times, _, _ = parse_column(values, column)
+    out = np.full(len(times), NO_TIME, dtype=np.int64)
+    ok = times.notna().to_numpy(dtype=bool)
     out[ok] = times[ok].dt.tz_convert("UTC").dt.as_unit("ns").array.asi8
     return out
 
 
-def _out_of_time(rounds: _PartIds) -> int:
-    """How many rounds are still audited in a later group than a round of their table played after
-    them (filed more than a group late, or a log whose times go backwards across a part edge). The
-    groups before judged their table without them: by partition such a bundle's sequence findings
-    can differ from the whole audit's, which orders every round by time."""
-    if not rounds.played:
-        return 0
-    table, when, group = _rounds_frame(rounds, rounds.audited)
-    frame = pd.DataFrame({"table": table, "group": group, "when": when})
-    frame = frame[(frame["when"] != NO_TIME) & (frame["table"] >= 0)]  # quarantined rows: no group audits them
+def _out_of_time(rounds: pd.DataFrame) -> int:
+    """How many rounds (table code, time, the group that audits them) are still audited in a later
+    group than a round of their table played after them (filed more than a group late, or a log
+    whose times go backwards across a part edge). The groups before judged their table without them:
+    by partition such a bundle's sequence findings can differ from the whole audit's, which orders
+    every round by time."""
+    frame = rounds[(rounds["when"] != NO_TIME) & (rounds["table"] >= 0)]  # quarantined rows: no group audits them
     # The latest time of each table in the groups before each group.
     latest = frame.groupby(["table", "group"], sort=True)["when"].max().groupby(level="table").cummax()
     before = latest.groupby(level="table").shift(fill_value=NO_TIME)
