@@ -459,9 +459,10 @@ def _route(
     table: str, clean: pd.DataFrame, now: int, group: dict[str, np.ndarray], group_of: dict[str, int],
     waiting: dict[int, list[pd.DataFrame]],
 ) -> pd.DataFrame:
-    """The rows of `clean` (parts of `table` just read) to audit with group `now`; the rows whose
-    round is in a later group wait for it in `waiting`. A part is read no later than every group its
-    rows belong to, so no row's round group has passed (were one, it is audited now, not dropped)."""
+    """The rows of `clean` (parts of `table` just read) to audit with group `now`; the rows a later
+    group audits (`Strays`: an item with its round, a late round with its time's group) wait for it
+    in `waiting`. A part is read no later than every group its rows belong to, so no row's group has
+    passed (were one, it is audited now, not dropped)."""
     codes = clean["_file"].cat.codes.to_numpy()
     lines = clean["_line"].to_numpy()
     to = np.empty(len(clean), dtype=np.int64)
@@ -541,7 +542,7 @@ def audit_by_partition(
             group_parts[t] = [keyed[k] for g in range(read_to[t] + 1, upto + 1) for k in batches[g] if k in keyed]
             if upto > n:  # memory: what is read early waits for its own group
                 early = sum(k in keyed for g in range(max(read_to[t] + 1, n + 1), upto + 1) for k in batches[g])
-                say(f"{t}: {early} later part(s) read now: they hold items of this group's rounds")
+                say(f"{t}: {early} later part(s) read now: they hold rows this group audits")
             read_to[t] = max(read_to[t], upto)
         for table, (loaded, clean) in _load_group(path, {t: p for t, p in group_parts.items() if p}, threads):
             group_sources += loaded.sources
