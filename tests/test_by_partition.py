@@ -7,13 +7,28 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from auditor.cli import app
 from auditor.simulate import simulate
 from auditor.simulate.partition import partition
 
 runner = CliRunner()
+
+
+def audit_both(bundle: Path, out: Path, rows: tuple[str, ...] = ("1",), exit_code: int = 1) -> dict[str, Result]:
+    """Audit `bundle` whole (into out/w) and by partition at each step size (into out/p<rows>): the
+    same exit status, `exit_code`, and the same violations.jsonl and summary.json, byte for byte.
+    The runs by partition, by step size."""
+    whole = runner.invoke(app, ["audit", str(bundle), "--out", str(out / "w"), "--format", "jsonl"])
+    assert whole.exit_code == exit_code, whole.output
+    runs: dict[str, Result] = {}
+    for size in rows:
+        runs[size] = runner.invoke(app, ["audit", str(bundle), "--out", str(out / f"p{size}"), "--format", "jsonl", "--by-partition", "--batch-rows", size])
+        assert runs[size].exit_code == exit_code, runs[size].output
+        for name in ("violations.jsonl", "summary.json"):
+            assert (out / "w" / name).read_bytes() == (out / f"p{size}" / name).read_bytes(), (name, size)
+    return runs
 
 
 @pytest.mark.parametrize(("seed", "period", "own_time"), [(41, "%Y-%m-%dT%H", False), (42, "%Y-%m-%d", False), (44, "%Y-%m-%dT%H", True)])
@@ -27,12 +42,7 @@ def test_by_partition_equals_whole(tmp_path: Path, seed: int, period: str, own_t
         spins = {s: p.name for p in (tmp_path / "parts" / "wheel_spins").glob("*.parquet") for s in pd.read_parquet(p)["spin_id"]}
         filed = [(spins.get(s), p.name) for p in (tmp_path / "parts" / "wheel_bets").glob("*.parquet") for s in pd.read_parquet(p)["spin_id"]]
         assert sum(home is not None and home != part for home, part in filed) > 10
-    whole = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "w"), "--format", "jsonl"])
-    for out, rows in (("p", "2000000"), ("p1", "1")):  # one big step, and one part group a step
-        parts = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / out), "--format", "jsonl", "--by-partition", "--batch-rows", rows])
-        assert whole.exit_code == parts.exit_code == 1, (whole.output, parts.output)
-        for name in ("violations.jsonl", "summary.json"):
-            assert (tmp_path / "w" / name).read_bytes() == (tmp_path / out / name).read_bytes(), (name, rows)
+    audit_both(tmp_path / "parts", tmp_path, rows=("2000000", "1"))  # one big step, and one part group a step
     assert len((tmp_path / "w" / "violations.jsonl").read_text().splitlines()) > 100
 
 
@@ -138,12 +148,7 @@ def test_stakes_and_bets_filed_in_another_part_than_their_round(tmp_path: Path) 
         for name, frame in frames.items():
             frame.to_parquet(tmp_path / "parts" / items / name, index=False)
     assert moved > 100
-    whole = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "w"), "--format", "jsonl"])
-    for out, rows in (("p", "2000000"), ("p1", "1")):
-        parts = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / out), "--format", "jsonl", "--by-partition", "--batch-rows", rows])
-        assert whole.exit_code == parts.exit_code == 1, (whole.output, parts.output)
-        for name in ("violations.jsonl", "summary.json"):
-            assert (tmp_path / "w" / name).read_bytes() == (tmp_path / out / name).read_bytes(), (name, rows)
+    audit_both(tmp_path / "parts", tmp_path, rows=("2000000", "1"))
     files = {f["name"]: f for f in json.loads((tmp_path / "p1" / "summary.json").read_text())["files"]}
     for items in ("cdf_stakes", "wheel_bets", "dice_bets"):
         second = sorted(n for n in files if n.startswith(items + "/"))[1]
@@ -161,11 +166,7 @@ def test_parts_named_differently_in_each_table(tmp_path: Path) -> None:
             (table / f"day={part.stem}").mkdir()
             part.rename(table / f"day={part.stem}" / f"part-{n:05d}-{table.name}.c000.snappy.parquet")
         (table / "_SUCCESS").write_text("")
-    whole = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "w"), "--format", "jsonl"])
-    parts = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "p"), "--format", "jsonl", "--by-partition", "--batch-rows", "1"])
-    assert whole.exit_code == parts.exit_code == 1, (whole.output, parts.output)
-    for name in ("violations.jsonl", "summary.json"):
-        assert (tmp_path / "w" / name).read_bytes() == (tmp_path / "p" / name).read_bytes(), name
+    audit_both(tmp_path / "parts", tmp_path)
 
 
 def test_tournament_entries_filed_under_another_day_than_their_tournament(tmp_path: Path) -> None:
@@ -184,12 +185,8 @@ def test_tournament_entries_filed_under_another_day_than_their_tournament(tmp_pa
         (tmp_path / "parts" / name).mkdir()
         for key, part in frame.groupby(day.dt.strftime("%Y-%m-%d").to_numpy()):
             part.to_parquet(tmp_path / "parts" / name / f"{key}.parquet", index=False)
-    whole = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "w"), "--format", "jsonl"])
-    parts = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "p"), "--format", "jsonl", "--by-partition", "--batch-rows", "1"])
-    assert whole.exit_code == parts.exit_code == 1, (whole.output, parts.output)
-    for name in ("violations.jsonl", "summary.json"):
-        assert (tmp_path / "w" / name).read_bytes() == (tmp_path / "p" / name).read_bytes(), name
-    assert any(rule in (tmp_path / "p" / "violations.jsonl").read_text() for rule in ("TRN405", "TRN406", "TRN407"))
+    audit_both(tmp_path / "parts", tmp_path)
+    assert any(rule in (tmp_path / "p1" / "violations.jsonl").read_text() for rule in ("TRN405", "TRN406", "TRN407"))
 
 
 def test_parts_numbered_without_padding_are_read_in_number_order(tmp_path: Path) -> None:
@@ -204,16 +201,12 @@ def test_parts_numbered_without_padding_are_read_in_number_order(tmp_path: Path)
             if (table / name).exists():
                 (table / name).rename(table / f"part-{n}.parquet")
     assert len(hours) > 11  # part-10 and part-11 sort before part-2 by name
-    whole = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "w"), "--format", "jsonl"])
-    parts = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "p"), "--format", "jsonl", "--by-partition", "--batch-rows", "1"])
-    assert whole.exit_code == parts.exit_code == 1, (whole.output, parts.output)
-    for name in ("violations.jsonl", "summary.json"):
-        assert (tmp_path / "w" / name).read_bytes() == (tmp_path / "p" / name).read_bytes(), name
+    audit_both(tmp_path / "parts", tmp_path)
     # The whole audit, which sorts every round by time, agrees with the bundle before it was cut.
     flat = runner.invoke(app, ["audit", str(tmp_path / "flat"), "--out", str(tmp_path / "f"), "--format", "jsonl"])
     assert flat.exit_code == 1
     rules = lambda out: sorted(line.split('"rule": "')[1][:6] for line in (tmp_path / out / "violations.jsonl").read_text().splitlines())  # noqa: E731
-    assert [r for r in rules("f") if r not in ("LOG001", "LOG002", "LOG004")] == rules("p")
+    assert [r for r in rules("f") if r not in ("LOG001", "LOG002", "LOG004")] == rules("p1")
 
 
 @pytest.mark.parametrize(("seed", "naming"), [(1, "{i:03d}.parquet"), (2, "part-{i}.parquet"), (3, "day={i:02d}/part-00000-{table}.parquet")])
@@ -241,13 +234,7 @@ def test_random_cuts_audit_by_partition_as_whole(tmp_path: Path, seed: int, nami
                 path.parent.mkdir(parents=True, exist_ok=True)
                 frame[where == i].to_parquet(path, index=False)
     (tmp_path / "flat" / "manifest.json").unlink()
-    whole = runner.invoke(app, ["audit", str(tmp_path / "flat"), "--out", str(tmp_path / "w"), "--format", "jsonl"])
-    assert whole.exit_code == 1, whole.output
-    for rows in ("1", "700", "2000000"):
-        parts = runner.invoke(app, ["audit", str(tmp_path / "flat"), "--out", str(tmp_path / rows), "--format", "jsonl", "--by-partition", "--batch-rows", rows])
-        assert parts.exit_code == 1, parts.output
-        for name in ("violations.jsonl", "summary.json"):
-            assert (tmp_path / "w" / name).read_bytes() == (tmp_path / rows / name).read_bytes(), (name, rows)
+    audit_both(tmp_path / "flat", tmp_path, rows=("1", "700", "2000000"))
 
 
 def test_a_round_filed_late_is_audited_with_the_group_of_its_time(tmp_path: Path) -> None:
@@ -272,12 +259,8 @@ def test_a_round_filed_late_is_audited_with_the_group_of_its_time(tmp_path: Path
         return int(late.sum())
 
     assert file_late(2, 1) >= 1
-    whole = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "w"), "--format", "jsonl"])
-    parts = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "p"), "--format", "jsonl", "--by-partition", "--batch-rows", "1"])
-    assert whole.exit_code == parts.exit_code == 0, (whole.output, parts.output)  # lawful play: no false LOG005
+    parts = audit_both(tmp_path / "parts", tmp_path, exit_code=0)["1"]  # lawful play: no false LOG005
     assert "filed in a later part" not in parts.stderr
-    for name in ("violations.jsonl", "summary.json"):
-        assert (tmp_path / "w" / name).read_bytes() == (tmp_path / "p" / name).read_bytes(), name
     moved = file_late(4, 2)
     farther = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "f"), "--by-partition", "--batch-rows", "1"])
     assert farther.exit_code in (0, 1), farther.output
