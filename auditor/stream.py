@@ -50,7 +50,7 @@ import pyarrow.parquet as pq
 
 from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit, sorted_findings
 from auditor.figures import combine_figures, table_figures
-from auditor.frames import arrow, first_occurrences, isin, positions, stable_sorted
+from auditor.frames import arrow, first_occurrences, isin, positions, repeated_ids, stable_sorted
 from auditor.loading.bundle import LOAD_THREADS, Bundle, LoadedFiles, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required, part_order, set_aside_unmatched
 from auditor.loading.coerce import as_text, parse_column
 from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame, repeated_names
@@ -131,17 +131,28 @@ class _PartIds:
     parts left out): its ids and, for an item table, the rows that name a round of no same-named
     part of the round table (the rest need nothing more: their round is in their group)."""
     keys: list[str]
-    ids: list[pa.Array] | None  # None: the table has no id column
+    ids: list[pa.Array] | None  # None: the table has no id column, or its ids are no longer needed (`_repeats`)
     broken: bool  # a part could not be read (the second pass reports the part itself)
     sizes: dict[str, int] = field(default_factory=dict)  # rows of each part
     away: list[tuple[str, np.ndarray, pa.Array]] = field(default_factory=list)  # (part key, rows, the rounds they name)
     played: list[tuple[pa.Array, np.ndarray]] = field(default_factory=list)  # a round table: each row's table_id and time (ns UTC; NO_TIME unknown)
     audited: list[np.ndarray] = field(default_factory=list)  # a round table: the group that audits each row (`_audited_with`)
+    joined: pa.Array | None = None  # the ids of every part, once concatenated (`hold_once`)
+    repeated: set[str] = field(default_factory=set)  # ids that occur more than once (`_repeats`)
+    distinct: pa.Array | None = None  # a table others name: its distinct ids (`_repeats`)
 
     def every_id(self) -> pa.Array | None:
         if self.ids is None:
             return None
+        if self.joined is not None:
+            return self.joined
         return pa.concat_arrays(self.ids) if self.ids else pa.array([], type=pa.large_string())
+
+    def hold_once(self, every: pa.Array) -> None:
+        """Keep the parts' ids as slices of `every` (their concatenation): one copy, not two."""
+        starts = np.cumsum([0, *(len(a) for a in self.ids or [])])
+        self.ids = [every.slice(int(a), int(b - a)) for a, b in zip(starts[:-1], starts[1:], strict=True)]
+        self.joined = every
 
 
 Away = Callable[[str, pa.Array], np.ndarray]  # (part key, the round each row names) -> rows to look up elsewhere
@@ -171,27 +182,12 @@ def _first_pass(
     of each table are filed out of time order (`_out_of_time`): reads id columns, the tables and
     times of rounds, and footers only, `threads` tables at once; round tables first, so that each item part
     is checked against its round ids as it is read and only the items filed away are kept."""
-    ids: dict[str, pa.Array] = {}
-    repeated: dict[str, set[str]] = {}
-    unread: set[str] = set()
-    read: dict[str, _PartIds] = {}
+    def ids_of(table: str, away: Away | None = None) -> _PartIds:
+        return _repeats(table, _table_ids(path, table, lay.parts[table], away))
 
-    def note(table: str, got: _PartIds) -> None:
-        read[table] = got
-        if got.broken:
-            unread.add(table)
-        every = got.every_id()
-        if every is None:
-            return
-        first, distinct = first_occurrences(every)
-        if table in NAMED_BY_OTHERS:
-            ids[table] = distinct
-        later = np.flatnonzero((first >= 0) & (first != np.arange(len(first))))
-        if len(later):
-            repeated[table] = set(every.take(pa.array(later, type=pa.int64())).to_pylist())
-
-    for table, got in _each_table(lambda t: _table_ids(path, t, lay.parts[t]), [t for t in lay.parts if t not in ITEM_ROUNDS], threads):
-        note(table, got)
+    # Each table's ids are worked out as soon as it is read, so that no two tables' ids are held at
+    # once but the rounds' (items name them).
+    read = dict(_each_table(ids_of, [t for t in lay.parts if t not in ITEM_ROUNDS], threads))
     strays = Strays({}, {})
     late: dict[str, int] = {}
     for table in REPLAY_ORDER:
@@ -205,15 +201,38 @@ def _first_pass(
             })
             audited = _audited_with(frame)
             rounds.audited = np.split(audited, np.cumsum([len(w) for _, w in rounds.played])[:-1])
+            rounds.played = []
             _note_moves(strays, table, rounds.keys, group_of, rounds.audited)
             if n := _out_of_time(frame.assign(group=audited)):
                 late[table] = n
     items = [t for t in lay.parts if t in ITEM_ROUNDS]
-    homes = {t: _away_from_home(read, repeated, t, group_of) for t in items}
-    for table, got in _each_table(lambda t: _table_ids(path, t, lay.parts[t], homes[t]), items, threads):
-        note(table, got)
+    homes = {t: _away_from_home(read, t, group_of) for t in items}
+    read.update(_each_table(lambda t: ids_of(t, homes[t]), items, threads))
     _strays(read, group_of, strays)
+    repeated = {t: got.repeated for t, got in read.items() if got.repeated}
+    ids = {t: got.distinct for t, got in read.items() if got.distinct is not None}
+    unread = {t for t, got in read.items() if got.broken}
     return ids, repeated, unread, strays, late
+
+
+def _repeats(table: str, got: _PartIds) -> _PartIds:
+    """What the first pass keeps of a table's ids once read: the ids that occur more than once and,
+    for a table others name, its distinct ids (the parts' ids held as one copy); an item table's
+    ids themselves are let go."""
+    if got.ids is None:
+        return got
+    if table not in NAMED_BY_OTHERS:
+        got.repeated = repeated_ids(got.ids)
+        got.ids = None
+        return got
+    every = got.every_id()
+    first, distinct = first_occurrences(every)
+    later = np.flatnonzero((first >= 0) & (first != np.arange(len(first))))
+    if len(later):
+        got.repeated = set(every.take(pa.array(later, type=pa.int64())).to_pylist())
+    got.distinct = distinct
+    got.hold_once(every)
+    return got
 
 
 def _audited_with(rounds: pd.DataFrame) -> np.ndarray:
@@ -255,7 +274,7 @@ def _note_moves(strays: Strays, table: str, keys: list[str], group_of: dict[str,
             reach[int(g)] = max(reach.get(int(g), int(g)), own)
 
 
-def _away_from_home(read: dict[str, _PartIds], repeated: dict[str, set[str]], child: str, group_of: dict[str, int]) -> Away | None:
+def _away_from_home(read: dict[str, _PartIds], child: str, group_of: dict[str, int]) -> Away | None:
     """For an item table whose round table was read: the rows of an item part whose round is not
     among the rounds audited with its part's group in the round table's part of the same name, or
     whose round id is written twice (its items go with its first occurrence, wherever it is)."""
@@ -266,7 +285,7 @@ def _away_from_home(read: dict[str, _PartIds], repeated: dict[str, set[str]], ch
     for key, ids, audited in zip(rounds.keys, rounds.ids, rounds.audited, strict=True):
         kept = audited == group_of[key]
         by_key[key] = ids if kept.all() else ids.filter(pa.array(kept))
-    twice = pa.array(sorted(repeated.get(ITEM_ROUNDS[child][1], ())), type=pa.large_string())
+    twice = pa.array(sorted(rounds.repeated), type=pa.large_string())
 
     def away(key: str, names: pa.Array) -> np.ndarray:
         home = by_key.get(key)

@@ -9,7 +9,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from auditor.frames import first_occurrences, in_sorted, is_sorted, iso_text, join_on_key, positions
+from auditor.frames import first_occurrences, in_sorted, is_sorted, iso_text, join_on_key, positions, repeated_ids
 
 
 def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -191,6 +191,24 @@ def test_ids_that_differ_only_by_trailing_nul_bytes_stay_apart() -> None:
     codes, distinct = first_occurrences(pa.array(values, type=pa.large_string()))
     assert codes.tolist() == _naive_first(values)
     assert len(distinct) == 401
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_repeated_ids_across_parts_agree_with_a_dictionary(seed: int) -> None:
+    """The ids written more than once across a table's parts (LOG002's candidates by partition):
+    within a part or across parts, nulls aside, ids of several lengths, and ids that cannot be
+    padded to one width (a NUL byte, two-byte characters, the empty id) must give what a
+    dictionary gives."""
+    rng = np.random.default_rng(seed)
+    alphabet = [["B", "C", "7"], ["B", "\x00"], ["é", "B"], ["B", "C-ABON"]][seed % 4]
+    parts: list[pa.Array] = []
+    for _ in range(int(rng.integers(0, 6))):
+        values = ["".join(rng.choice(alphabet, int(rng.integers(0 if seed % 7 == 0 else 1, 5)))) for _ in range(int(rng.integers(0, 40)))]
+        values = [None if rng.random() < 0.1 else v for v in values]
+        parts.append(pa.array(values, type=pa.large_string()))
+    seen: set[str] = set()
+    twice = {v for part in parts for v in part.to_pylist() if v is not None and (v in seen or seen.add(v))}
+    assert repeated_ids(parts) == twice
 
 
 def _keeps_order(frame: pd.DataFrame, by: list[str]) -> bool:
