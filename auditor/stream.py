@@ -165,11 +165,15 @@ class Strays:
     spin that opened before it), each audited with its round (judged with part of its stakes, a
     coup's bank would not balance); and rounds filed late, audited with the group of their time."""
     group: dict[str, dict[str, np.ndarray]]  # table -> part key -> the group that audits each row, for parts holding such a row
-    reach: dict[str, dict[int, int]]  # table -> group -> the last group whose parts hold rows it audits
+    reach: dict[str, dict[int, str]]  # table -> group -> the last part (in part order) holding rows it audits
 
-    def last_needed(self, table: str, group: int) -> int:
-        """The last group of `table`'s parts that must be read when `group` is audited."""
-        return max(group, self.reach.get(table, {}).get(group, group))
+    def parts_needed(self, table: str, group: int, order: list[str], group_of: dict[str, int]) -> int:
+        """How many of `table`'s parts (`order`: its part keys in part order) must have been read
+        when `group` is audited: its own and those before, and every part up to the last holding
+        rows it audits. Only those: a later part of the same group waits for its own step."""
+        own = sum(group_of[key] <= group for key in order)
+        last = self.reach.get(table, {}).get(group)
+        return max(own, order.index(last) + 1 if last is not None else 0)
 
 
 def _first_pass(
@@ -271,7 +275,7 @@ def _note_moves(strays: Strays, table: str, keys: list[str], group_of: dict[str,
         strays.group.setdefault(table, {})[key] = group
         reach = strays.reach.setdefault(table, {})
         for g in np.unique(group[moved]):
-            reach[int(g)] = max(reach.get(int(g), int(g)), own)
+            reach[int(g)] = max(reach.get(int(g), key), key, key=part_order)
 
 
 def _away_from_home(read: dict[str, _PartIds], child: str, group_of: dict[str, int]) -> Away | None:
@@ -548,7 +552,8 @@ def audit_by_partition(
     timings: dict[str, float] = {}
     lo: pd.Timestamp | None = None
     hi: pd.Timestamp | None = None
-    read_to = {t: -1 for t in lay.parts}  # each table's parts are read in group order, up to this group
+    order = {t: sorted(keyed, key=part_order) for t, keyed in lay.parts.items()}
+    done = {t: 0 for t in lay.parts}  # each table's parts are read in part order: how many so far
     waiting: dict[str, dict[int, list[pd.DataFrame]]] = {t: {} for t in strays.group}
     for n, keys in enumerate(batches):
         say(f"part group {n + 1}/{len(batches)}: {keys[0]}" + (f" … {keys[-1]}" if len(keys) > 1 else ""))
@@ -557,12 +562,12 @@ def audit_by_partition(
         group_sources: list[SourceFile] = []
         group_parts: dict[str, list[Path]] = {}
         for t, keyed in lay.parts.items():
-            upto = strays.last_needed(t, n)
-            group_parts[t] = [keyed[k] for g in range(read_to[t] + 1, upto + 1) for k in batches[g] if k in keyed]
-            if upto > n:  # memory: what is read early waits for its own group
-                early = sum(k in keyed for g in range(max(read_to[t] + 1, n + 1), upto + 1) for k in batches[g])
+            upto = max(done[t], strays.parts_needed(t, n, order[t], group_of))
+            group_parts[t] = [keyed[k] for k in order[t][done[t]:upto]]
+            early = sum(group_of[k] > n for k in order[t][done[t]:upto])
+            if early:  # memory: what is read early waits for its own group
                 say(f"{t}: {early} later part(s) read now: they hold rows this group audits")
-            read_to[t] = max(read_to[t], upto)
+            done[t] = upto
         for table, (loaded, clean) in _load_group(path, {t: p for t, p in group_parts.items() if p}, threads):
             group_sources += loaded.sources
             group_q += loaded.quarantine

@@ -265,3 +265,23 @@ def test_a_round_filed_late_is_audited_with_the_group_of_its_time(tmp_path: Path
     farther = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "f"), "--by-partition", "--batch-rows", "1"])
     assert farther.exit_code in (0, 1), farther.output
     assert f"{moved} round(s) of cdf_coups are filed in a later part" in farther.stderr
+
+
+def test_a_step_reads_early_only_the_parts_that_hold_rows_it_audits(tmp_path: Path) -> None:
+    """Bets placed after the hour their spin opened in are filed under the next hour. A step of
+    several hours reads the next step's first hour with it, for those bets, and not the next
+    step's other hours: memory holds a step and a part, not two steps."""
+    import re
+
+    import pandas as pd
+
+    simulate(tmp_path / "flat", seed=44, rounds=3000, games=["wheel_of_fortune"], fmt="parquet")
+    partition(tmp_path / "flat", tmp_path / "parts", "%Y-%m-%dT%H", items_by_own_time=True)
+    hours = sorted((tmp_path / "parts" / "wheel_spins").glob("*.parquet"))
+    rows = sum(len(pd.read_parquet(p)) for table in ("wheel_spins", "wheel_bets") for p in (tmp_path / "parts" / table).glob("*.parquet"))
+    step = str(rows // 3)  # three steps of several hours each
+    assert len(hours) >= 15
+    audit_both(tmp_path / "parts", tmp_path, rows=(step,), exit_code=0)
+    run = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "pp"), "--by-partition", "--batch-rows", step, "--progress"])
+    early = [int(n) for n in re.findall(r"wheel_bets: (\d+) later part\(s\) read now", run.stderr)]
+    assert early and set(early) == {1}, run.stderr
