@@ -1,12 +1,14 @@
 """The audit benchmark (issue: a month of a casino in seconds, bounded memory).
 
-    python bench/run.py [--rounds 1000000] [--bundle bench/out/month-1000k] [--workers 1] [--by-partition] [--clock-offset] [--shuffled] [--uuid-ids] [--no-pandera]
+    python bench/run.py [--rounds 1000000] [--bundle bench/out/month-1000k] [--workers 1] [--by-partition] [--copies N] [--clock-offset] [--shuffled] [--uuid-ids] [--no-pandera]
 
 Generates the workload if it is missing (all games, Parquet, breaches planted at 1 %), then prints:
 the time pyarrow takes just to read the files, the whole audit (load, each game's rules, outputs)
 measured in a child process with its peak memory, rows per second per game, the ratio to the read,
 and the same handful of checks written with pandera, timed on the same frames. `--by-partition`:
 the workload split by day (a wheel bet by the day it was placed) and audited by partition;
+`--copies N`: that split played N times over, one copy after another in time, audited by partition
+(N times the rows the whole audit holds at once, in a bounded step);
 `--clock-offset`: the workload with every wheel bet an hour late (4M findings), how the audit
 copes when findings are many; `--shuffled`: the
 workload with every table's rows in a random order (the format gives row order no meaning), which
@@ -21,6 +23,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -270,6 +273,75 @@ def ensure_uuid_ids(bundle: Path) -> Path:
     return keyed
 
 
+COPIED_IDS = ("coup_id", "stake_id", "shoe_id", "spin_id", "bet_id", "throw_id")  # what names a row of a partitioned table
+STATIC_RULES = ("TRN", "WHL201", "CDF107", "BFR313")  # rules on the small tables, read whole once: not copied
+
+
+def copy_mark(copy: int) -> str:
+    return f"c{copy}-" if copy else ""
+
+
+def ensure_copies(parts: Path, copies: int) -> Path:
+    """The day split played `copies` times over, one copy after another in time: copy k's round and
+    item tables are the split's with every round, item and shoe id marked `c<k>-` and every time
+    moved on by k times the split's span of days, under the part names of their new dates; the small
+    tables once. A bundle `copies` times the workload, for the audit by partition's memory: the
+    whole audit would hold every copy at once. Derived once from the split's files."""
+    import shutil
+    from datetime import date, timedelta
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    target = parts.parent / f"{parts.name}-x{copies}"
+    if (target / "done").exists():
+        return target
+    print(f"deriving {target} (the day split {copies} times over, one copy after another) ...", flush=True)
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    days = sorted(date.fromisoformat(p.stem) for d in parts.iterdir() if d.is_dir() for p in d.glob("2*.parquet"))
+    span = (days[-1] - days[0]).days + 1
+    for entry in sorted(parts.iterdir()):
+        if not entry.is_dir():
+            shutil.copyfile(entry, target / entry.name)
+            continue
+        (target / entry.name).mkdir()
+        for path in sorted(entry.glob("*.parquet")):
+            table = pq.read_table(path)
+            for copy in range(copies):
+                moved = table
+                for i, field in enumerate(table.schema):
+                    if field.name in COPIED_IDS and copy:
+                        moved = moved.set_column(i, field.name, pc.binary_join_element_wise(copy_mark(copy), table.column(i), ""))
+                    elif pa.types.is_timestamp(field.type) and copy:
+                        shift = pa.scalar(copy * span * 86_400 * 10**6, type=pa.duration("us")).cast(pa.duration(field.type.unit))
+                        moved = moved.set_column(i, field.name, pc.add(table.column(i), shift))
+                name = (date.fromisoformat(path.stem) + timedelta(days=copy * span)).isoformat() if path.stem[0].isdigit() else path.stem + (f"-{copy}" if copy else "")
+                pq.write_table(moved, target / entry.name / f"{name}.parquet")
+    (target / "done").write_text("", encoding="utf-8")
+    return target
+
+
+def copies_check(base: Path, derived: Path, copies: int) -> str:
+    """Whether the copies' findings (by rule, round and item, copy marks taken off) are the day
+    split's, each copy's own, and the small tables' once."""
+    mark = re.compile(r"^c\d+-")
+
+    def keys(path: Path) -> Counter[tuple[object, ...]]:
+        with path.open(encoding="utf-8") as fh:
+            return Counter((r["rule"], *(mark.sub("", r[k]) if r.get(k) else r.get(k) for k in ("round_id", "item_id")))
+                           for r in map(json.loads, fh))
+
+    once = keys(base)
+    wanted = Counter({k: n * (1 if str(k[0]).startswith(STATIC_RULES) else copies) for k, n in once.items()})
+    found = keys(derived)
+    if found == wanted:
+        return f"findings = {copies} × the day split's ({found.total():,})"
+    return f"MISMATCH: {(wanted - found).total():,} expected not found, {(found - wanted).total():,} found not expected"
+
+
 def planted_check(bundle: Path, violations: Path) -> str:
     """Whether the audit found exactly the planted breaches (by rule, round and item): a fast audit
     that misses or invents findings is no faster audit."""
@@ -319,6 +391,8 @@ def main() -> None:
     parser.add_argument("--clock-offset", action="store_true", help="also audit the workload with every wheel bet an hour late (millions of findings)")
     parser.add_argument("--shuffled", action="store_true", help="also audit the workload with every table's rows in a random order")
     parser.add_argument("--uuid-ids", action="store_true", help="also audit the workload with every id a UUID, in no order")
+    parser.add_argument("--copies", type=int, default=0, metavar="N",
+                        help="also audit by partition the day split played N times over, one copy after another (implies --by-partition)")
     parser.add_argument("--child", nargs=2, type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--child-partition", nargs=2, type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--child-pandera", type=Path, help=argparse.SUPPRESS)
@@ -332,6 +406,7 @@ def main() -> None:
     if args.child_pandera:
         child_pandera(args.child_pandera)
         return
+    args.by_partition = args.by_partition or args.copies > 0
     bundle = args.bundle or ROOT / "bench" / "out" / f"month-{args.rounds // 1000}k"
     ensure_bundle(bundle, args.rounds)
     read_s, read_rows = min((pyarrow_read(bundle) for _ in range(2)), key=lambda x: x[0])
@@ -377,6 +452,13 @@ def main() -> None:
               " so its findings are the whole audit's less LOG001, LOG002 and LOG004)")
         print(f"by partition ({part_report['parts']} day files, steps of about 2M rows): {part_report['total']:.2f} s, "
               f"peak memory {part_peak:.2f} GB, {part_report['findings']:,} findings, {part_report['rows_read'] / part_report['total']:,.0f} rows/s")
+        if args.copies:
+            copies = ensure_copies(parts, args.copies)
+            copies_out = copies.parent / (copies.name + "-report")
+            many, many_peak = measured([sys.executable, __file__, "--child-partition", str(copies), str(copies_out)])
+            print(f"by partition, the day split {args.copies} times over ({many['rows_read']:,} rows, {many['parts']} files): {many['total']:.2f} s, "
+                  f"peak memory {many_peak:.2f} GB (the whole audit of one copy: {peak_gb:.2f} GB), {many['rows_read'] / many['total']:,.0f} rows/s; "
+                  f"correctness: {copies_check(parts.parent / (parts.name + '-report') / 'violations.jsonl', copies_out / 'violations.jsonl', args.copies)}")
     if args.clock_offset:
         late = ensure_clock_offset(bundle)
         late_out = late.parent / (late.name + "-report")
