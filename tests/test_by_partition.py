@@ -62,10 +62,8 @@ def test_duplicates_and_orphans_across_parts(tmp_path: Path) -> None:
     copied = first.iloc[[0]].copy()
     orphan = first.iloc[[1]].assign(stake_id="S-ORPHAN", coup_id="C-NOWHERE")
     pd.concat([last, copied, orphan], ignore_index=True).to_parquet(parts[-1], index=False)
-    for mode, extra in (("w", []), ("p", ["--by-partition", "--batch-rows", "1"])):
-        runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / mode), "--format", "jsonl", *extra])
-    assert (tmp_path / "w" / "violations.jsonl").read_bytes() == (tmp_path / "p" / "violations.jsonl").read_bytes()
-    text = (tmp_path / "p" / "violations.jsonl").read_text()
+    audit_both(tmp_path / "parts", tmp_path)
+    text = (tmp_path / "p1" / "violations.jsonl").read_text()
     assert f'"source": "cdf_stakes/{parts[-1].name}:{len(last) + 1}"' in text and f"first at cdf_stakes/{parts[0].name}:1" in text
     assert "S-ORPHAN" in text
 
@@ -81,10 +79,8 @@ def test_a_duplicate_of_a_quarantined_row_is_not_a_duplicate(tmp_path: Path) -> 
     bad.loc[0, "stake_cents"] = -100  # the first occurrence breaks the format (LOG001) ...
     bad.to_parquet(parts[0], index=False)
     pd.concat([last, first.iloc[[0, 1]]], ignore_index=True).to_parquet(parts[-1], index=False)  # ... its copy is then the first clean one
-    for mode, extra in (("w", []), ("p", ["--by-partition", "--batch-rows", "1"])):
-        runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / mode), "--format", "jsonl", *extra])
-    text = (tmp_path / "p" / "violations.jsonl").read_text()
-    assert (tmp_path / "w" / "violations.jsonl").read_text() == text
+    audit_both(tmp_path / "parts", tmp_path)
+    text = (tmp_path / "p1" / "violations.jsonl").read_text()
     assert text.count('"rule": "LOG002"') == 1 and text.count('"rule": "LOG001"') == 1
 
 
@@ -93,10 +89,8 @@ def test_an_unreadable_round_part_makes_the_same_orphan_findings_as_the_whole_au
     partition(tmp_path / "flat", tmp_path / "parts", "%Y-%m-%dT%H")
     spins = sorted((tmp_path / "parts" / "wheel_spins").glob("*.parquet"))
     spins[len(spins) // 2].write_bytes(b"PAR1 torn in transfer")
-    for mode, extra in (("w", []), ("p", ["--by-partition", "--batch-rows", "1"])):
-        runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / mode), "--format", "jsonl", *extra])
-    text = (tmp_path / "p" / "violations.jsonl").read_text()
-    assert (tmp_path / "w" / "violations.jsonl").read_text() == text
+    audit_both(tmp_path / "parts", tmp_path)
+    text = (tmp_path / "p1" / "violations.jsonl").read_text()
     # The bets of the torn hour: one finding for their file, not one per bet.
     assert text.count('"rule": "LOG003"') == 1 and "whether they are orphans cannot be told" in text
 
@@ -113,10 +107,8 @@ def test_a_coup_under_another_shoe_at_a_part_edge_does_not_end_the_shoe(tmp_path
     write_bundle(tmp_path / "flat", cdf(coups, table=CDF_TABLE))
     partition(tmp_path / "flat", tmp_path / "parts", "%Y-%m-%dT%H")
     assert len(list((tmp_path / "parts" / "cdf_coups").glob("*.parquet"))) == 2
-    for mode, extra in (("w", []), ("p", ["--by-partition", "--batch-rows", "1"])):
-        runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / mode), "--format", "jsonl", *extra])
-    assert (tmp_path / "w" / "violations.jsonl").read_bytes() == (tmp_path / "p" / "violations.jsonl").read_bytes()
-    found = [(v["rule"], v["round_id"]) for v in map(json.loads, (tmp_path / "p" / "violations.jsonl").read_text().splitlines())]
+    audit_both(tmp_path / "parts", tmp_path)
+    found = [(v["rule"], v["round_id"]) for v in map(json.loads, (tmp_path / "p1" / "violations.jsonl").read_text().splitlines())]
     assert sorted(found) == [("CDF122", "C4"), ("CDF122", "C6"), ("CDF122", "C7"), ("LOG005", "C5"), ("LOG005", "C6")]
 
 
