@@ -206,6 +206,8 @@ def test_repeated_ids_across_parts_agree_with_a_dictionary(seed: int) -> None:
         values = ["".join(rng.choice(alphabet, int(rng.integers(0 if seed % 7 == 0 else 1, 5)))) for _ in range(int(rng.integers(0, 40)))]
         values = [None if rng.random() < 0.1 else v for v in values]
         parts.append(pa.array(values, type=pa.large_string()))
+    if seed % 3 == 0:  # a part of nulls only (rows whose id cell is empty)
+        parts.insert(int(rng.integers(0, len(parts) + 1)), pa.array([None, None], type=pa.large_string()))
     seen: set[str] = set()
     twice = {v for part in parts for v in part.to_pylist() if v is not None and (v in seen or seen.add(v))}
     assert repeated_ids(parts) == twice
