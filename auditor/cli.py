@@ -8,18 +8,19 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
+import pandas as pd
 import typer
 
 from auditor import __version__
-from auditor.engine import DEFAULT_WORKERS, run_audit
+from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit
 from auditor.i18n import LANGS, label
 from auditor.loading import BundleError, load_bundle
 from auditor.loading.bundle import manifest_notes, some_of
 from auditor.progress import Progress
 from auditor.report.outputs import build_summary, failing, write_summary, write_violations
 from auditor.report.text import visible
-from auditor.rules import REGISTRY, UnknownRule, get_rule, select_rules
-from auditor.ruleset import DEFAULT_RULESET, RulesetError, load_ruleset
+from auditor.rules import REGISTRY, Rule, UnknownRule, get_rule, select_rules
+from auditor.ruleset import DEFAULT_RULESET, Ruleset, RulesetError, load_ruleset
 
 app = typer.Typer(
     add_completion=False,
@@ -50,6 +51,32 @@ def _formats(value: str) -> list[str]:
     return chosen
 
 
+BY_PARTITION = typer.Option("--by-partition", help="Audit a bundle of Parquet partitions one group of same-named parts at a time (bounded memory).")
+BATCH_ROWS = typer.Option(help="With --by-partition: about how many rows each step reads (bounds memory).", min=1)
+
+
+def _run(
+    bundle: Path, rs: Ruleset, rules: list[Rule], lang: str, tick: Progress, by_partition: bool, batch_rows: int,
+    workers: int = DEFAULT_WORKERS,
+) -> tuple[AuditResult, pd.DataFrame | None, dict[str, str | None] | None]:
+    """(result, per-table figures, period) of `rules` over the bundle, whole or by partition (the
+    figures and period then worked out step by step); a bundle that cannot be audited ends the
+    command with exit status 2."""
+    try:
+        if by_partition:
+            from auditor.stream import StreamError, audit_by_partition
+
+            if not bundle.is_dir():
+                raise BundleError(f"no such bundle directory: {bundle}")
+            try:
+                return audit_by_partition(bundle, rs, rules, lang=lang, progress=tick, batch_rows=batch_rows, workers=workers)
+            except StreamError as exc:
+                raise fail(str(exc)) from None
+        return run_audit(load_bundle(bundle, progress=tick), rs, rules, lang=lang, progress=tick, workers=workers), None, None
+    except BundleError as exc:
+        raise fail(str(exc)) from None
+
+
 @app.command()
 def audit(
     bundle: Annotated[Path, typer.Argument(help="The bundle directory.")],
@@ -61,8 +88,8 @@ def audit(
     fail_on: Annotated[str, typer.Option(help="critical, major, minor or never.")] = "major",
     lang: Annotated[str, typer.Option(help="Language of messages and report: ca or en.")] = "ca",
     progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Progress on stderr (default: when stderr is a terminal).")] = None,
-    by_partition: Annotated[bool, typer.Option("--by-partition", help="Audit a bundle of Parquet partitions one group of same-named parts at a time (bounded memory).")] = False,
-    batch_rows: Annotated[int, typer.Option(help="With --by-partition: about how many rows each step reads (bounds memory).", min=1)] = 2_000_000,
+    by_partition: Annotated[bool, BY_PARTITION] = False,
+    batch_rows: Annotated[int, BATCH_ROWS] = 2_000_000,
     workers: Annotated[int, typer.Option(help="Games audited at once, in threads (1 uses the least memory).", min=1, max=8)] = DEFAULT_WORKERS,
 ) -> None:
     """Audit a bundle: write violations.jsonl, summary.json and report.html; exit 1 on findings."""
@@ -75,21 +102,7 @@ def audit(
     except (UnknownRule, RulesetError) as exc:
         raise fail(str(exc)) from None
     tick = Progress(progress)
-    figures = period = None
-    try:
-        if by_partition:
-            from auditor.stream import StreamError, audit_by_partition
-
-            if not bundle.is_dir():
-                raise BundleError(f"no such bundle directory: {bundle}")
-            try:
-                result, figures, period = audit_by_partition(bundle, rs, rules, lang=lang, progress=tick, batch_rows=batch_rows, workers=workers)
-            except StreamError as exc:
-                raise fail(str(exc)) from None
-        else:
-            result = run_audit(load_bundle(bundle, progress=tick), rs, rules, lang=lang, progress=tick, workers=workers)
-    except BundleError as exc:
-        raise fail(str(exc)) from None
+    result, figures, period = _run(bundle, rs, rules, lang, tick, by_partition, batch_rows, workers)
     loaded = result.bundle
     target = out or Path("reports") / loaded.name
     try:
@@ -142,19 +155,18 @@ def validate(
     show: Annotated[int, typer.Option(help="Print at most this many findings.")] = 200,
     fail_on: Annotated[str, typer.Option(help="critical, major, minor or never.")] = "major",
     lang: Annotated[str, typer.Option(help="ca or en.")] = "en",
+    by_partition: Annotated[bool, BY_PARTITION] = False,
+    batch_rows: Annotated[int, BATCH_ROWS] = 2_000_000,
 ) -> None:
     """Check a bundle against the log format only (LOG001–LOG005); exit 1 when it breaks it."""
     fail_on = _choice(fail_on, FAIL_ON, "--fail-on")
     lang = _choice(lang, LANGS, "--lang")
     tick = Progress()
-    try:
-        loaded = load_bundle(bundle, progress=tick)
-    except BundleError as exc:
-        raise fail(str(exc)) from None
-    result = run_audit(loaded, load_ruleset(DEFAULT_RULESET), select_rules("LOG"), lang=lang, progress=tick)
+    result, _, _ = _run(bundle, load_ruleset(DEFAULT_RULESET), select_rules("LOG"), lang, tick, by_partition, batch_rows)
+    loaded = result.bundle
     tick.done()
     empty = [] if loaded.files else ["the bundle holds no file of the log format: nothing was checked"]
-    _notes(loaded.ignored, [*manifest_notes(loaded.manifest, [f.name for f in loaded.files]), *empty])
+    _notes(loaded.ignored, [*manifest_notes(loaded.manifest, [f.name for f in loaded.files]), *empty, *result.notes])
     for f in loaded.files:
         status = f"  ERROR {f.error}" if f.error else ""
         typer.echo(visible(f"{f.name}: read {f.rows_read}, audited {f.rows_audited}, quarantined {f.rows_quarantined}{status}"))

@@ -640,7 +640,9 @@ def audit_by_partition(
     figures.append(table_figures(static))
     fig = combine_figures(figures)
     frames = {**static.frames, **{t: pd.concat(v, ignore_index=True) for t, v in evidence.items()}}
-    everything = Bundle(path, static.files + files, frames, pd.concat([static.quarantine, *quarantine], ignore_index=True),
+    tables = list(TABLES)
+    in_file_order = sorted(static.files + files, key=lambda f: (tables.index(f.table), part_order(f.name)))  # the whole audit's
+    everything = Bundle(path, in_file_order, frames, pd.concat([static.quarantine, *quarantine], ignore_index=True),
                         ids_seen, static.manifest, static.manifest_error, static.ignored, unread)
     not_run = {code: why for code, why in final.rules_not_run.items() if code not in run}
     for rule in group_rules:

@@ -277,3 +277,22 @@ def test_a_step_reads_early_only_the_parts_that_hold_rows_it_audits(tmp_path: Pa
     run = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "pp"), "--by-partition", "--batch-rows", step, "--progress"])
     early = [int(n) for n in re.findall(r"wheel_bets: (\d+) later part\(s\) read now", run.stderr)]
     assert early and set(early) == {1}, run.stderr
+
+
+def test_validate_by_partition_says_what_validate_says_of_the_whole_bundle(tmp_path: Path) -> None:
+    """`validate --by-partition` checks a bundle too big to hold against the log format: the same
+    lines (files in the same order, the same findings) and exit status as `validate` of it whole."""
+    import pandas as pd
+
+    simulate(tmp_path / "flat", seed=12, rounds=1500, games=["chemin_de_fer", "banca_francesa"], fmt="parquet", plant_rate=0.02)
+    partition(tmp_path / "flat", tmp_path / "parts", "%Y-%m-%dT%H")
+    parts = sorted((tmp_path / "parts" / "dice_bets").glob("*.parquet"))
+    first, last = pd.read_parquet(parts[0]), pd.read_parquet(parts[-1])
+    first.loc[0, "chips_cents"] = -5  # LOG001
+    first.to_parquet(parts[0], index=False)
+    pd.concat([last, first.iloc[[1]]], ignore_index=True).to_parquet(parts[-1], index=False)  # LOG002 across parts
+    whole = runner.invoke(app, ["validate", str(tmp_path / "parts"), "--show", "1000"])
+    by_parts = runner.invoke(app, ["validate", str(tmp_path / "parts"), "--show", "1000", "--by-partition", "--batch-rows", "1"])
+    assert whole.exit_code == by_parts.exit_code == 1, whole.output
+    assert "LOG001" in whole.stdout and "LOG002" in whole.stdout and f"dice_bets/{parts[-1].name}: read {len(last) + 1}" in whole.stdout
+    assert by_parts.stdout == whole.stdout
