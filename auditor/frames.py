@@ -154,8 +154,34 @@ def is_sorted(frame: pd.DataFrame, by: list[str]) -> bool:
 
 
 def stable_sorted(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """`frame.sort_values(by, kind="stable")`, or `frame` itself when no row would move (labels kept)."""
-    return frame if is_sorted(frame, by) else frame.sort_values(by, kind="stable")
+    """`frame.sort_values(by, kind="stable")`, or `frame` itself when no row would move (labels kept).
+    The order is Arrow's stable multi-key sort where every key is of a kind `_sort_key` knows:
+    pandas factorises each key first, ids and all (1M coups: 1.2 s, Arrow 0.2 s)."""
+    if is_sorted(frame, by):
+        return frame
+    keys = {f"k{i}": _sort_key(frame[key]) for i, key in enumerate(by)}
+    if any(k is None for k in keys.values()):
+        return frame.sort_values(by, kind="stable")
+    order = pc.sort_indices(pa.table(keys), sort_keys=[(name, "ascending") for name in keys])  # nulls at the end
+    return frame.take(order.to_numpy())
+
+
+def _sort_key(values: pd.Series) -> pa.Array | None:
+    """The column as Arrow values that sort as pandas sorts them, missing values last; None for a
+    kind not handled here."""
+    dtype = values.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        codes = values.cat.codes.to_numpy()
+        return pa.array(codes, mask=codes < 0)  # an unordered categorical sorts by its codes
+    if pd.api.types.is_bool_dtype(dtype) or dtype == object:
+        return None
+    if pd.api.types.is_string_dtype(dtype):
+        return text_array(values)  # UTF-8 bytes in order: the order of code points, Python's
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        return pa.array(np.asarray(values.array.asi8), mask=values.isna().to_numpy(dtype=bool))  # instants
+    if pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_float_dtype(dtype):
+        return arrow(values)  # NaN and NA as null
+    return None
 
 
 def _ordered_pairs(values: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:

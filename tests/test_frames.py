@@ -9,7 +9,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from auditor.frames import first_occurrences, in_sorted, is_sorted, iso_text, join_on_key, positions, repeated_ids
+from auditor.frames import first_occurrences, in_sorted, is_sorted, iso_text, join_on_key, positions, repeated_ids, stable_sorted
 
 
 def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -242,6 +242,33 @@ def test_is_sorted_answers_false_on_nulls_so_the_sort_places_them() -> None:
     frame = pd.DataFrame({"table_id": pd.Series(["T1", None, "T2"], dtype="str"), "n": [1, 2, 3]})
     assert not is_sorted(frame, ["table_id", "n"])
     assert is_sorted(frame, ["n"])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_stable_sorted_orders_rows_as_sort_values(seed: int) -> None:
+    """A replay's order, worked out by Arrow, is pandas' stable sort: text by code point (ids of
+    several lengths, characters beyond ASCII), instants in any zone, file order as a categorical of
+    unsorted categories, integers nullable or not, floats; missing values last in every key, ties
+    left to the later keys and then to the rows' own order; index labels kept."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 60))
+    ts = pd.Timestamp("2026-03-01T20:00:00+01:00") + pd.to_timedelta(rng.integers(0, 4, n), unit="min")
+
+    def holes(values: pd.Series) -> pd.Series:
+        return values.mask(pd.Series(rng.random(n) < (0.1 if seed % 2 else 0.0), index=values.index))
+
+    frame = pd.DataFrame({
+        "table_id": holes(pd.Series(rng.choice(["T1", "T10", "T2", "Ç3", "t1", "é"], n), dtype="str")),
+        "ts": holes(pd.Series(ts).dt.tz_convert("UTC")),
+        "coup_no": pd.array(rng.integers(0, 4, n), dtype="Int64" if seed % 3 else "int64"),
+        "x": holes(pd.Series(rng.choice([0.5, -1.0, 2.0, np.inf], n))),
+        "_file": pd.Categorical.from_codes(rng.integers(-1 if seed % 2 else 0, 3, n), categories=["b.csv", "a.csv", "c.csv"]),
+        "_line": rng.integers(0, 5, n),
+    }, index=rng.permutation(n) * 3)
+    if seed % 3 == 0:
+        frame.loc[frame.index[: n // 4], "coup_no"] = pd.NA if frame["coup_no"].dtype == "Int64" else 0
+    for by in (["table_id", "ts", "coup_no", "_file", "_line"], ["ts", "x"], ["_file", "table_id"], ["coup_no"]):
+        pd.testing.assert_frame_equal(stable_sorted(frame, by), frame.sort_values(by, kind="stable"))
 
 
 def _python_iso(t: pd.Timestamp, micro: bool) -> str:
