@@ -185,29 +185,16 @@ def _sort_key(values: pd.Series) -> pa.Array | None:
 
 
 def _ordered_pairs(values: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
-    """For consecutive values, (a < b, a == b), or None when the series has nulls or an unknown kind."""
+    """For consecutive values, (a < b, a == b) as pandas' sort compares them (`_sort_key`), or None
+    when the series has nulls or is of a kind not compared here."""
     if values.isna().any():
         return None
-    dtype = values.dtype
-    if isinstance(dtype, pd.CategoricalDtype):
-        raw = values.cat.codes.to_numpy()  # an unordered categorical sorts by its codes
-    elif pd.api.types.is_bool_dtype(dtype) or dtype == object:
+    key = _sort_key(values)
+    if key is None:
         return None
-    elif pd.api.types.is_string_dtype(dtype):
-        # Arrow compares UTF-8 bytes, the order of code points: the order pandas sorts str in.
-        text = arrow(values)
-        a, b = text[:-1], text[1:]
-        return (pc.less(a, b).to_numpy(zero_copy_only=False).astype(bool, copy=False),
-                pc.equal(a, b).to_numpy(zero_copy_only=False).astype(bool, copy=False))
-    elif pd.api.types.is_datetime64_any_dtype(dtype):
-        raw = np.asarray(values.array.asi8)  # instants, whatever the zone they are shown in
-    elif pd.api.types.is_numeric_dtype(dtype):
-        raw = values.to_numpy()
-        if raw.dtype == object:
-            return None
-    else:
-        return None
-    return raw[:-1] < raw[1:], raw[:-1] == raw[1:]
+    a, b = key[:-1], key[1:]
+    return (pc.less(a, b).to_numpy(zero_copy_only=False).astype(bool, copy=False),
+            pc.equal(a, b).to_numpy(zero_copy_only=False).astype(bool, copy=False))
 
 
 def first_occurrences(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
