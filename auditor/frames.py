@@ -266,6 +266,12 @@ def _sortable(parts: list[pa.Array]) -> np.ndarray | None:
     return keys
 
 
+def written_again(ids: pa.Array, first: np.ndarray) -> set[str]:
+    """The ids of the rows that are not their id's first occurrence (`first`: `first_occurrences`)."""
+    later = np.flatnonzero((first >= 0) & (first != np.arange(len(first))))
+    return set(ids.take(pa.array(later, type=pa.int64())).to_pylist())
+
+
 def repeated_ids(parts: list[pa.Array]) -> set[str]:
     """The ids that occur more than once among `parts` (nulls aside), as `first_occurrences` of their
     concatenation tells them, with less memory where no positions are needed: the ids as bytes of
@@ -274,9 +280,7 @@ def repeated_ids(parts: list[pa.Array]) -> set[str]:
     keys = _sortable(parts)
     if keys is None or any((text_bytes(p) == 0).any() for p in parts if len(p)):
         every = pa.concat_arrays(parts) if parts else pa.array([], type=pa.large_string())
-        first, _ = first_occurrences(every)
-        later = np.flatnonzero((first >= 0) & (first != np.arange(len(first))))
-        return set(every.take(pa.array(later, type=pa.int64())).to_pylist())
+        return written_again(every, first_occurrences(every)[0])
     keys = keys if keys.flags.writeable else keys.copy()  # uncopied Arrow memory is read-only
     keys.sort()
     twice = keys[1:][keys[1:] == keys[:-1]]

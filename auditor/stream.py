@@ -50,7 +50,7 @@ import pyarrow.parquet as pq
 
 from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit, sorted_findings
 from auditor.figures import combine_figures, table_figures
-from auditor.frames import arrow, first_occurrences, isin, positions, repeated_ids, stable_sorted
+from auditor.frames import arrow, first_occurrences, isin, positions, repeated_ids, stable_sorted, written_again
 from auditor.loading.bundle import LOAD_THREADS, Bundle, LoadedFiles, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required, part_order, set_aside_unmatched
 from auditor.loading.coerce import as_text, parse_column
 from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame, repeated_names
@@ -230,11 +230,8 @@ def _repeats(table: str, got: _PartIds) -> _PartIds:
         got.ids = None
         return got
     every = got.every_id()
-    first, distinct = first_occurrences(every)
-    later = np.flatnonzero((first >= 0) & (first != np.arange(len(first))))
-    if len(later):
-        got.repeated = set(every.take(pa.array(later, type=pa.int64())).to_pylist())
-    got.distinct = distinct
+    first, got.distinct = first_occurrences(every)
+    got.repeated = written_again(every, first)
     got.hold_once(every)
     return got
 
@@ -563,8 +560,9 @@ def audit_by_partition(
         group_parts: dict[str, list[Path]] = {}
         for t, keyed in lay.parts.items():
             upto = max(done[t], strays.parts_needed(t, n, order[t], group_of))
-            group_parts[t] = [keyed[k] for k in order[t][done[t]:upto]]
-            early = sum(group_of[k] > n for k in order[t][done[t]:upto])
+            reading = order[t][done[t]:upto]
+            group_parts[t] = [keyed[k] for k in reading]
+            early = sum(group_of[k] > n for k in reading)
             if early:  # memory: what is read early waits for its own group
                 say(f"{t}: {early} later part(s) read now: they hold rows this group audits")
             done[t] = upto
