@@ -16,6 +16,7 @@ from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit
 from auditor.i18n import LANGS, label
 from auditor.loading import BundleError, load_bundle
 from auditor.loading.bundle import manifest_notes, some_of
+from auditor.memory import keep_freed_memory
 from auditor.progress import Progress
 from auditor.report.outputs import build_summary, failing, write_summary, write_violations
 from auditor.report.text import visible
@@ -72,6 +73,7 @@ def _run(
                 return audit_by_partition(bundle, rs, rules, lang=lang, progress=tick, batch_rows=batch_rows, workers=workers)
             except StreamError as exc:
                 raise fail(str(exc)) from None
+        keep_freed_memory()  # a whole audit reuses what it frees (`auditor.memory`)
         return run_audit(load_bundle(bundle, progress=tick), rs, rules, lang=lang, progress=tick, workers=workers), None, None
     except BundleError as exc:
         raise fail(str(exc)) from None
@@ -252,7 +254,7 @@ def version() -> None:
 
 
 def main() -> None:
-    from auditor.frames import set_up_audit_process
+    from auditor.memory import set_up_audit_process
 
     set_up_audit_process()
     try:

@@ -6,11 +6,7 @@ natively and is an order of magnitude faster on millions of ids, so membership t
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import functools
-import gc
-from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
@@ -548,44 +544,3 @@ def _clock_of_day() -> np.ndarray:
     for col, values in ((0, hour), (3, minute), (6, second)):
         out[:, col : col + 2] = _digit_columns(values, 2)
     return out.view("S8").ravel()
-
-
-def use_lean_memory_pool() -> None:
-    """Prefer Arrow's jemalloc pool where the build has it: it hands freed memory back to the system
-    sooner than the default, which lowers an audit's peak (4.4 -> 4.1 GB on 13M rows)."""
-    try:
-        pa.set_memory_pool(pa.jemalloc_memory_pool())
-    except (NotImplementedError, pa.ArrowNotImplementedError):
-        pass
-
-
-def set_up_audit_process() -> None:
-    """What an audit's process does once, after its imports, the CLI's and the benchmark's alike:
-    Arrow's lean pool; then what is loaded by now (the interpreter, pandas, pyarrow, the rules), which
-    lives as long as the process, kept out of the collector's generations, so that it is not walked
-    again each time the report's many small objects set off a collection (outputs of 13M rows:
-    0.70 s -> 0.60 s)."""
-    use_lean_memory_pool()
-    gc.freeze()
-
-
-def release_unused_memory() -> None:
-    """Hand the memory Arrow's pool holds but no longer uses back to the system. Called between the
-    load and the rules, and after each game: kept, freed buffers fragment memory, and the next fresh
-    arrays cost the kernel compaction to fault in (rules 3.87 s -> 3.63 s, mean of 9 alternating
-    runs on 13M rows, for the first call). The C library's heap is trimmed too where it can be: the
-    Python objects and numpy arrays a game freed stay mapped otherwise, and Arrow's pool cannot reuse
-    them (4M findings: peak 6.6-6.7 -> 6.35 GB)."""
-    pa.default_memory_pool().release_unused()
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-
-
-@functools.cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's malloc_trim, or None on a C library without it (macOS, musl)."""
-    try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim  # type: ignore[no-any-return]
-    except (OSError, AttributeError):
-        return None

@@ -129,7 +129,7 @@ def pyarrow_read(bundle: Path, into_pandas: bool = False) -> tuple[float, int]:
 
 
 def child_by_partition(bundle: Path, out: Path) -> None:
-    from auditor.frames import set_up_audit_process
+    from auditor.memory import set_up_audit_process
     from auditor.report.outputs import build_summary, write_summary, write_violations
     from auditor.rules import select_rules
     from auditor.ruleset import load_ruleset
@@ -151,14 +151,15 @@ def child_by_partition(bundle: Path, out: Path) -> None:
 def child(bundle: Path, out: Path, workers: int | None) -> None:
     """Runs in its own process so that its peak memory is the audit's alone."""
     from auditor.engine import DEFAULT_WORKERS, run_audit
-    from auditor.frames import set_up_audit_process
     from auditor.loading import load_bundle
+    from auditor.memory import keep_freed_memory, set_up_audit_process
     from auditor.report.html import write_html
     from auditor.report.outputs import build_summary, write_summary, write_violations
     from auditor.rules import select_rules
     from auditor.ruleset import load_ruleset
 
     set_up_audit_process()  # as the CLI does
+    keep_freed_memory()  # as the CLI does for a whole audit
     t = {}
     started = time.perf_counter()
     loaded = load_bundle(bundle)
