@@ -8,7 +8,8 @@ too, through the system allocator, so that numpy and Arrow reuse each other's), 
 part back to the system once, when its games have run, before the findings are sorted. Measured on
 the benchmark's 13M rows (six alternating runs each): page faults 0.91-1.00M -> 0.64-0.71M, CPU
 10.0-12.2 -> 8.4-8.7 s, whole audit 5.5-6.7 -> 4.8-5.0 s, peak 3.06-3.18 -> 3.10-3.32 GB; with 4M
-findings 26.2 -> 23.9 s, peak 5.6 -> 6.3 GB (what the games freed is kept until they are all done).
+findings 26.2 -> 23.9 s, peak 5.6 -> 6.3 GB (5.8-6.1 GB in three make bench runs, 5.2-5.6 before: what
+the games freed is kept until they are all done).
 
 An audit by partition does not: it is the audit of a bundle larger than memory, and kept memory
 fragments across its steps (three copies of the month: peak 1.76 -> 2.23 GB). It hands memory back
