@@ -7,12 +7,12 @@ there. So a whole audit, with glibc, keeps what it frees in one heap and reuses 
 too, through the system allocator, so that numpy and Arrow reuse each other's), and hands the unused
 part back to the system once, when its games have run, before the findings are sorted. Measured on
 the benchmark's 13M rows (six alternating runs each): page faults 0.91-1.00M -> 0.64-0.71M, CPU
-10.0-12.2 -> 8.4-8.7 s, whole audit 5.5-6.7 -> 4.8-5.0 s, peak 3.06-3.18 -> 3.10-3.32 GB; with 4M
-findings 26.2 -> 23.9 s, peak 5.6 -> 6.3 GB (5.8-6.1 GB in three make bench runs, 5.2-5.6 before: what
-the games freed is kept until they are all done).
+10.0-12.2 -> 8.4-8.7 s, whole audit 5.5-6.7 -> 4.8-5.0 s, peak 2.92-3.03 -> 2.95-3.17 GiB; with 4M
+findings 26.2 -> 23.9 s, peak 5.3 -> 6.0 GiB (5.8-6.1 GiB in three make bench runs, 5.2-5.3 before:
+what the games freed is kept until they are all done).
 
 An audit by partition does not: it is the audit of a bundle larger than memory, and kept memory
-fragments across its steps (three copies of the month: peak 1.76 -> 2.23 GB). It hands memory back
+fragments across its steps (three copies of the month: peak 1.68 -> 2.12 GiB). It hands memory back
 after the load and after each game, as the whole audit did before.
 """
 
@@ -89,8 +89,8 @@ def set_up_audit_process() -> None:
 def release_unused_memory() -> None:
     """Hand the memory the process holds but no longer uses back to the system: Arrow's pool's, and
     the free pages of the C library's heap. Called once an audit's games have run, whatever the
-    audit: what they freed would otherwise stay mapped through the outputs (4M findings: peak 7.1 ->
-    6.3 GB kept; an audit by partition: one step's memory, not the most any step needed)."""
+    audit: what they freed would otherwise stay mapped through the outputs (4M findings: peak 6.8 ->
+    6.0 GiB kept; an audit by partition: one step's memory, not the most any step needed)."""
     pa.default_memory_pool().release_unused()
     libc = _glibc()
     if libc is not None:

@@ -361,7 +361,7 @@ def planted_check(bundle: Path, violations: Path) -> str:
 
 
 def measured(cmd: list[str]) -> tuple[dict[str, object], float]:
-    """Run a child audit; its RESULT line and its own peak memory in GB (os.wait4's rusage)."""
+    """Run a child audit; its RESULT line and its own peak memory in GiB (os.wait4's rusage, in KiB on Linux)."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, cwd=ROOT)
     stdout = proc.stdout.read() if proc.stdout else ""
     _, status, usage = os.wait4(proc.pid, 0)
@@ -379,7 +379,7 @@ def derived_audit(title: str, derived: Path, planted_beside: Path, read_s: float
     t = report["timings"]
     print(f"\n{title}: whole audit {t['total']:.2f} s "
           f"(load {t['load']:.2f} s, rules {t['rules']:.2f} s, outputs {t['outputs']:.2f} s), ratio {t['total'] / read_s:.1f}× the read, "
-          f"peak memory {peak:.2f} GB; correctness: {planted_check(planted_beside, out / 'violations.jsonl')}")
+          f"peak memory {peak:.2f} GiB; correctness: {planted_check(planted_beside, out / 'violations.jsonl')}")
 
 
 def main() -> None:
@@ -428,7 +428,7 @@ def main() -> None:
     print(f"bundle: {bundle} — {report['rows_read']:,} rows, {report['findings']:,} findings, report.html {report['report_bytes'] / 1e6:.1f} MB")
     print(f"\npyarrow read of the same files: {read_s:8.2f} s ({read_rows:,} rows)")
     print(f"the same read into pandas:      {pandas_s:8.2f} s   ratio {pandas_s / read_s:.1f}× the read (no typing, no rule)")
-    print(f"whole audit, outputs included: {t['total']:8.2f} s   ratio {t['total'] / read_s:.1f}× the read   peak memory {peak_gb:.2f} GB")
+    print(f"whole audit, outputs included: {t['total']:8.2f} s   ratio {t['total'] / read_s:.1f}× the read   peak memory {peak_gb:.2f} GiB")
     print("\nwhere the time goes")
     print(f"  {'load (read, type, quarantine)':34s} {t['load']:8.2f} s")
     print(f"  {'rules, all games (wall clock)':34s} {t['rules']:8.2f} s   {report['workers']} game(s) at a time"
@@ -452,13 +452,13 @@ def main() -> None:
         print("\n(the day split holds the rows that loaded cleanly: quarantined rows and the manifest are not carried over,"
               " so its findings are the whole audit's less LOG001, LOG002 and LOG004)")
         print(f"by partition ({part_report['parts']} day files, steps of about 2M rows): {part_report['total']:.2f} s, "
-              f"peak memory {part_peak:.2f} GB, {part_report['findings']:,} findings, {part_report['rows_read'] / part_report['total']:,.0f} rows/s")
+              f"peak memory {part_peak:.2f} GiB, {part_report['findings']:,} findings, {part_report['rows_read'] / part_report['total']:,.0f} rows/s")
         if args.copies:
             copies = ensure_copies(parts, args.copies)
             copies_out = copies.parent / (copies.name + "-report")
             many, many_peak = measured([sys.executable, __file__, "--child-partition", str(copies), str(copies_out)])
             print(f"by partition, the day split {args.copies} times over ({many['rows_read']:,} rows, {many['parts']} files): {many['total']:.2f} s, "
-                  f"peak memory {many_peak:.2f} GB (the whole audit of one copy: {peak_gb:.2f} GB), {many['rows_read'] / many['total']:,.0f} rows/s; "
+                  f"peak memory {many_peak:.2f} GiB (the whole audit of one copy: {peak_gb:.2f} GiB), {many['rows_read'] / many['total']:,.0f} rows/s; "
                   f"correctness: {copies_check(parts.parent / (parts.name + '-report') / 'violations.jsonl', copies_out / 'violations.jsonl', args.copies)}")
     if args.clock_offset:
         late = ensure_clock_offset(bundle)
@@ -467,7 +467,7 @@ def main() -> None:
         by_rule = Counter(json.loads(line)["rule"] for line in (late_out / "violations.jsonl").open(encoding="utf-8"))
         print(f"\nclock offset (every wheel bet placed an hour late): {late_report['findings']:,} findings "
               f"({', '.join(f'{r} {n:,}' for r, n in by_rule.most_common(3))}), whole audit {late_report['timings']['total']:.2f} s, "
-              f"peak memory {late_peak:.2f} GB, violations.jsonl {(late_out / 'violations.jsonl').stat().st_size / 1e9:.1f} GB")
+              f"peak memory {late_peak:.2f} GiB, violations.jsonl {(late_out / 'violations.jsonl').stat().st_size / 1e9:.1f} GB")
     if args.shuffled:
         derived_audit("rows in a random order (every table shuffled)", ensure_shuffled(bundle), bundle, read_s, workers)
     if args.uuid_ids:
