@@ -1,9 +1,10 @@
 """How an audit's process takes and gives back memory.
 
 An audit allocates and frees gigabytes of short-lived arrays: each column read, each mask, each
-joined or sorted copy. With the C library's defaults every array above a few megabytes is a fresh
-mapping, and the kernel zeroes every page of it on first touch: a quarter of an audit's CPU went
-there. So a whole audit, with glibc, keeps what it frees in one heap and reuses it (Arrow's buffers
+joined or sorted copy. With the allocators' defaults most of them are fresh memory (glibc maps each
+block above its threshold, 128 KiB rising to 32 MiB, apart and unmaps it when freed; Arrow's jemalloc
+pool keeps a heap of its own, and the audit trimmed both after each game), and the kernel zeroes every
+page of fresh memory on first touch: a quarter of an audit's CPU went there. So a whole audit, with glibc, keeps what it frees in one heap and reuses it (Arrow's buffers
 too, through the system allocator, so that numpy and Arrow reuse each other's), and hands the unused
 part back to the system once, when its games have run, before the findings are sorted. Measured on
 the benchmark's 13M rows (six alternating runs each): page faults 0.91-1.00M -> 0.64-0.71M, CPU
@@ -53,7 +54,8 @@ def keep_freed_memory() -> bool:
     allocations from the heap (not a mapping of their own, unmapped when freed), the heap not
     trimmed on each free, one arena for all threads (a thread's own arena maps any large block
     apart), and Arrow allocating through the same heap. Called before the audit's first allocation
-    of any size. True if done; False where the C library is not glibc."""
+    of any size; it holds for the rest of the process (the CLI's runs one audit). True if done;
+    False where the C library is not glibc."""
     global _keeping
     libc = _glibc()
     if libc is None:
