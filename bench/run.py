@@ -329,18 +329,22 @@ def copies_check(base: Path, derived: Path, copies: int) -> str:
     """Whether the copies' findings (by rule, round and item, copy marks taken off) are the day
     split's, each copy's own, and the small tables' once."""
     mark = re.compile(r"^c\d+-")
-
-    def keys(path: Path) -> Counter[tuple[object, ...]]:
-        with path.open(encoding="utf-8") as fh:
-            return Counter((r["rule"], *(mark.sub("", r[k]) if r.get(k) else r.get(k) for k in ("round_id", "item_id")))
-                           for r in map(json.loads, fh))
-
-    once = keys(base)
+    once = finding_keys(base, unmark=mark)
     wanted = Counter({k: n * (1 if str(k[0]).startswith(STATIC_RULES) else copies) for k, n in once.items()})
-    found = keys(derived)
+    found = finding_keys(derived, unmark=mark)
     if found == wanted:
         return f"findings = {copies} × the day split's ({found.total():,})"
     return f"MISMATCH: {(wanted - found).total():,} expected not found, {(found - wanted).total():,} found not expected"
+
+
+def finding_keys(path: Path, unmark: re.Pattern[str] | None = None) -> Counter[tuple[object, ...]]:
+    """The findings (or planted breaches) of a JSONL file counted by rule, round and item; `unmark`:
+    a prefix taken off the ids (a copy's mark)."""
+    def id_of(value: object) -> object:
+        return unmark.sub("", value) if unmark is not None and isinstance(value, str) and value else value
+
+    with path.open(encoding="utf-8") as fh:
+        return Counter((r["rule"], id_of(r.get("round_id")), id_of(r.get("item_id"))) for r in map(json.loads, fh))
 
 
 def planted_check(bundle: Path, violations: Path) -> str:
@@ -349,12 +353,7 @@ def planted_check(bundle: Path, violations: Path) -> str:
     planted_file = bundle.parent / (bundle.name + ".planted.jsonl")
     if not planted_file.exists():
         return "no .planted.jsonl beside the bundle: not compared"
-
-    def keys(path: Path) -> Counter[tuple[object, ...]]:
-        with path.open(encoding="utf-8") as fh:
-            return Counter((r["rule"], r.get("round_id"), r.get("item_id")) for r in map(json.loads, fh))
-
-    planted, found = keys(planted_file), keys(violations)
+    planted, found = finding_keys(planted_file), finding_keys(violations)
     if planted == found:
         return f"findings = planted breaches ({planted.total():,} of them)"
     return f"MISMATCH: {(planted - found).total():,} planted not found, {(found - planted).total():,} found not planted"
