@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install bench samples clean
+.PHONY: demo test install bench samples typecheck clean
 
 $(BIN)/auditor: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ test: install
 bench: install
 	$(BIN)/pip install --quiet pandera
 	$(BIN)/python bench/run.py --by-partition --copies 3 --clock-offset --shuffled --uuid-ids
+
+typecheck: install
+	$(BIN)/pip install --quiet mypy==2.4.1
+	$(BIN)/python -m mypy
 
 samples: install
 	$(BIN)/python -m auditor.simulate.samples

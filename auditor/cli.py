@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast
 
 import pandas as pd
 import typer
@@ -126,7 +126,7 @@ def audit(
         write_html(result, summary, target / "report.html", lang=lang)
     tick.done()
     n_fail = failing(result.findings, fail_on)
-    totals = summary["totals"]
+    totals = cast(dict[str, int], summary["totals"])
     for code, error in result.errors.items():
         typer.echo(visible(f"auditor: error: rule {code} could not run: {error}"), err=True)
     idle = [] if result.rules_run and loaded.files else [

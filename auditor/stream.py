@@ -522,7 +522,7 @@ DEFAULT_BATCH_ROWS = 2_000_000
 def audit_by_partition(
     path: Path, ruleset: Ruleset, rules: list[Rule], lang: str = "ca", progress: Callable[[str], None] | None = None,
     batch_rows: int = DEFAULT_BATCH_ROWS, workers: int = DEFAULT_WORKERS, threads: int = LOAD_THREADS,
-) -> tuple[AuditResult, pd.DataFrame, dict[str, str | None]]:
+) -> tuple[AuditResult, pd.DataFrame, dict[str, str | None] | None]:
     """(result, per-table figures, period) of an audit group by group; `threads` tables are read at
     once (the result does not depend on it)."""
     say = progress or (lambda _m: None)
@@ -581,9 +581,9 @@ def audit_by_partition(
                 clean = _route(table, clean, n, strays.group[table], group_of, waiting[table])
             if len(clean):
                 own[table] = clean
-        for table, early in waiting.items():
-            if n in early:
-                own[table] = _concat(*early.pop(n), own.get(table))
+        for table, held in waiting.items():
+            if n in held:
+                own[table] = _concat(*held.pop(n), own.get(table))
         combined = {t: _concat(context.get(t), own.get(t)) for t in set(own) | set(context)}
         late = _settled_requires(combined)  # drops those rows from `combined` itself
         for extra in late:
@@ -651,7 +651,7 @@ def audit_by_partition(
              "can differ from the whole audit's; audit this bundle whole" for t, n in out_of_time.items()]
     result = AuditResult(everything, ruleset, sorted(run.values(), key=lambda r: r.code), not_run, all_findings, timings, errors, notes)
     period = None
-    if lo is not None and manifest_period(static.manifest) is None:
+    if lo is not None and hi is not None and manifest_period(static.manifest) is None:
         period = data_period(lo, hi, ruleset.timezone)
     return result, fig, period
 

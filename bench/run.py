@@ -30,6 +30,7 @@ import time
 import uuid
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -359,7 +360,7 @@ def planted_check(bundle: Path, violations: Path) -> str:
     return f"MISMATCH: {(planted - found).total():,} planted not found, {(found - planted).total():,} found not planted"
 
 
-def measured(cmd: list[str]) -> tuple[dict[str, object], float]:
+def measured(cmd: list[str]) -> tuple[dict[str, Any], float]:
     """Run a child audit; its RESULT line and its own peak memory in GiB (os.wait4's rusage, in KiB on Linux)."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, cwd=ROOT)
     stdout = proc.stdout.read() if proc.stdout else ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -158,8 +159,8 @@ def build_context(result: AuditResult, summary: dict[str, object], lang: str, pe
     stamps = findings["ts"].value_counts() if len(findings) else pd.Series([], dtype=np.int64)
     when = pd.to_datetime(stamps.index.to_series(), utc=True, errors="coerce", format="ISO8601").dt.tz_convert(result.ruleset.timezone)
     per_day = stamps.groupby(when.dt.strftime("%Y-%m-%d").to_numpy()).sum().sort_index().to_dict()
-    tables = summary["tables"]
-    top_staked = max((t["staked_cents"] for t in tables), default=0) or 1  # type: ignore[index]
+    tables = cast(list[dict[str, Any]], summary["tables"])
+    top_staked = max((t["staked_cents"] for t in tables), default=0) or 1
     sev = summary["findings"]["by_severity"]  # type: ignore[index]
     return {
         "L": labels(lang),
@@ -170,7 +171,7 @@ def build_context(result: AuditResult, summary: dict[str, object], lang: str, pe
         "groups": groups,
         "by_rule": _bars({k: int(v) for k, v in by_rule.items()}),
         "per_day": _bars({k: int(v) for k, v in per_day.items()}),
-        "tables": [dict(t, pct=round(100 * t["staked_cents"] / top_staked, 1), game_name=game_name(t["game"], lang)) for t in tables[:PER_TABLE]],  # type: ignore[index]
+        "tables": [dict(t, pct=round(100 * t["staked_cents"] / top_staked, 1), game_name=game_name(t["game"], lang)) for t in tables[:PER_TABLE]],
         "tables_total": len(tables),
         "parameters": [
             {"name": p.name, "dated": [(str(d), v) for d, v in p.values], "description": p.description, "reference": p.reference}

@@ -29,9 +29,10 @@ def write_junit(result: AuditResult, path: Path) -> None:
     total = failures = 0
     for rule in result.rules_run:
         named = tables_of.get(rule.code, set())
-        targets: list[str | None] = sorted(t for t in named if t is not None)
+        found = sorted(t for t in named if t is not None)
         if rule.game not in ("log", "tournament"):
-            targets = sorted(set(targets) | {t for t in tables if game_of.get(t) == rule.game})
+            found = sorted(set(found) | {t for t in tables if game_of.get(t) == rule.game})
+        targets: list[str | None] = list(found)
         if None in named or not targets:
             targets.append(None)
         suite = ET.SubElement(suites, "testsuite", name=f"{rule.code} {rule.name}", tests=str(len(targets)))

@@ -122,7 +122,7 @@ def write_violations(findings: pd.DataFrame, path: Path) -> None:
             pieces: list[pa.Array | pa.Scalar] = []
             for i, column in enumerate(FINDING_COLUMNS):
                 pieces += [_t(("{" if i == 0 else ", ") + f'"{column}": '), _json_values(part[column])]
-            fh.write(text_bytes(_one_line(pc.binary_join_element_wise(*pieces, _t("}\n"), _t("")))))
+            fh.write(text_bytes(_one_line(pc.binary_join_element_wise(*pieces, _t("}\n"), _t("")))).data)
 
 
 # Characters that JSON leaves as they are but that many line readers (Python's str.splitlines among
@@ -230,9 +230,9 @@ def build_summary(result: AuditResult, fail_on: str, figures: pd.DataFrame | Non
         },
         "files": files,
         "totals": {
-            "rows_read": sum(f["rows_read"] for f in files),
-            "rows_audited": sum(f["rows_audited"] for f in files),
-            "rows_quarantined": sum(f["rows_quarantined"] for f in files),
+            "rows_read": sum(f.rows_read for f in bundle.files),
+            "rows_audited": sum(f.rows_audited for f in bundle.files),
+            "rows_quarantined": sum(f.rows_quarantined for f in bundle.files),
         },
         "rules": {
             "run": [r.code for r in result.rules_run],

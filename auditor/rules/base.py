@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -155,7 +155,9 @@ class Context:
         return self.ruleset.series(name, when)
 
 
-def _column(frame: pd.DataFrame, value: object) -> object:
+def _column(frame: pd.DataFrame, value: Any) -> object:
+    """`hits`' expected, observed or detail for the offending rows: a scalar, a Series, or a function
+    of the rows returning either (a Series of the whole frame is cut to the rows)."""
     if callable(value):
         # Formatting is done on the offending rows only, never on the whole frame.
         value = value(frame)

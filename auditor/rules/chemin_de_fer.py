@@ -71,7 +71,7 @@ def cagnotte_rate(ctx: Context) -> pd.DataFrame:
     on_abon = ctx.param("cagnotte_on_abonaments", c["ts"])
     base = base + np.where(np.asarray(on_abon, dtype=bool), c["abonament_won"], 0)
     mode = str(ctx.param("cagnotte_rounding"))
-    unit = int(ctx.param("cagnotte_rounding_unit_cents"))  # type: ignore[arg-type]
+    unit = int(ctx.param("cagnotte_rounding_unit_cents"))  # type: ignore[call-overload]
     expected = round_share(base, ctx.param("cagnotte_rate", c["ts"]), mode, unit)
     tolerance = ctx.param("cagnotte_tolerance_cents", c["ts"])
     bad = won & ((c["cagnotte_cents"] - expected).abs() > tolerance)

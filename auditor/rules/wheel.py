@@ -87,7 +87,7 @@ def wheel_layout(ctx: Context) -> pd.DataFrame:
         return no_hits()
     wanted = ctx.param("wheel_layout")
     counts = lay.groupby(["table_id", "symbol"], observed=True).size().unstack(fill_value=0)
-    counts = counts.reindex(columns=list(wanted), fill_value=0)  # type: ignore[arg-type]
+    counts = counts.reindex(columns=list(wanted), fill_value=0)  # type: ignore[call-overload]
     slots = lay.groupby("table_id", observed=True)["slot"].agg(["nunique", "size"])
     want = pd.Series(wanted, dtype="int64")  # type: ignore[arg-type]
     bad_counts = (counts != want).any(axis=1)

@@ -32,7 +32,7 @@ class SimulateError(ValueError):
 def parse_games(value: str | None) -> list[str]:
     if not value:
         return list(GAMES)
-    chosen = []
+    chosen: list[str] = []
     for token in value.replace(" ", ",").split(","):
         if not token:
             continue

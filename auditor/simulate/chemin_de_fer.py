@@ -131,7 +131,7 @@ class CdfTable:
         pool = seated or [st for st in stakes if st["kind"] == "punt"]
         if not pool:
             return None
-        best = max(int(st["amount_cents"]) for st in pool)  # type: ignore[arg-type]
+        best = max(int(st["amount_cents"]) for st in pool)  # type: ignore[call-overload]
         return str(next(st for st in pool if st["amount_cents"] == best)["player_id"])
 
     def play(self, coups: Columns, stakes_out: Columns, ids: dict[str, int]) -> None:
@@ -152,7 +152,8 @@ class CdfTable:
         void = rng.random() < 0.003
         mode = "rules" if rng.random() < 0.9 else "free"
         stop = False
-        p, b = [], []
+        p: list[str] = []
+        b: list[str] = []
         for hand in (p, b, p, b):
             card, out = self._draw()
             hand.append(card)
@@ -184,7 +185,7 @@ class CdfTable:
         lost_banc: str | None = None
         for st in stakes:
             s = sign if st["kind"] != "abonament" else -sign
-            result = int(st["amount_cents"]) * s  # type: ignore[arg-type]
+            result = int(st["amount_cents"]) * s  # type: ignore[call-overload]
             banker_result -= result
             if st["kind"] in ("banc", "banc_seguit") and outcome == "banker":
                 lost_banc = str(st["player_id"])

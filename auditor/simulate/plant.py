@@ -1186,6 +1186,6 @@ def plant(frames: dict[str, pd.DataFrame], rng: np.random.Generator, rate: float
                     break
     for name, rows in p.drop.items():
         frames[name] = frames[name].drop(index=sorted(rows)).reset_index(drop=True)
-    for name, rows in p.extra.items():
-        frames[name] = pd.concat([frames[name], pd.DataFrame(rows)], ignore_index=True)
+    for name, added in p.extra.items():
+        frames[name] = pd.concat([frames[name], pd.DataFrame(added)], ignore_index=True)
     return Simulation(frames, p.planted, p.wrong_digests)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 import pandas as pd
@@ -79,7 +80,7 @@ def write_table(frame: pd.DataFrame, table: str, directory: Path, fmt: str) -> P
 sha256 = sha256_of  # the digest the auditor verifies (LOG004)
 
 
-def write_manifest(directory: Path, casino: str, period: tuple[str, str], files: list[Path], wrong: set[str] = frozenset()) -> None:
+def write_manifest(directory: Path, casino: str, period: tuple[str, str], files: list[Path], wrong: AbstractSet[str] = frozenset()) -> None:
     """manifest.json with each file's digest; names in `wrong` get a planted wrong digest (LOG004)."""
     digests = {}
     for f in sorted(files, key=lambda p: p.name):
