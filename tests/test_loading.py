@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from auditor.cli import app
 from auditor.engine import run_audit
 from auditor.loading import load_bundle
-from auditor.loading.bundle import BundleError, part_order
+from auditor.loading.bundle import BundleError, part_order, taken
 from auditor.rules import select_rules
 from auditor.ruleset import load_ruleset
 
@@ -567,3 +567,20 @@ def test_a_partitioned_table_is_read_in_part_number_order(tmp_path: Path) -> Non
     bundle = load_bundle(tmp_path)
     assert list(bundle.frames["tables"]["_file"].astype(str)) == ["tables/part-2.parquet"]
     assert list(bundle.quarantine["file"]) == ["tables/part-10.parquet"]
+
+
+@pytest.mark.parametrize("consume", [False, True])
+def test_clean_rows_are_copied_a_column_at_a_time_with_every_kind_of_column_kept(consume: bool) -> None:
+    frame = pd.DataFrame({
+        "id": pd.Series(["a", "b", None, "d"], dtype="str"),
+        "n": np.array([1, 2, 3, 4], dtype=np.int64),
+        "maybe": pd.array([1, None, 3, None], dtype="Int64"),
+        "ts": pd.to_datetime(["2026-03-01T20:00:00Z", None, "2026-03-01T22:00:00Z", "2026-03-01T23:00:00Z"], utc=True),
+        "flag": np.array([True, False, True, False]),
+        "_file": pd.Categorical.from_codes([0, 1, 1, 0], categories=["a.csv", "b.csv"]),
+        "raw": pd.Series([{"x": 1}, "7", None, 2.5], dtype=object),
+    }, index=pd.RangeIndex(10, 14))
+    expected = frame.take([0, 2, 3]).reset_index(drop=True)
+    out = taken(frame, np.array([0, 2, 3]), consume=consume)
+    pd.testing.assert_frame_equal(out, expected)
+    assert list(frame.columns) == ([] if consume else list(expected.columns))
