@@ -138,18 +138,25 @@ def build_context(result: AuditResult, summary: dict[str, object], lang: str, pe
     # The findings shown (at most `per_rule` of each rule), with their evidence looked up in one pass.
     shown = findings.groupby("rule", sort=False).head(per_rule) if len(findings) else findings
     shown = with_none(shown)
-    evidence = dict(zip(shown.index, _evidence(result, shown), strict=True)) if len(shown) else {}
+    evidence = _evidence(result, shown) if len(shown) else []
+    # Each shown finding as a record, boxed a column at a time, and put with its rule's in one pass
+    # (a pandas filter and to_dict a rule: 0.2 s of the month's report).
+    columns = {name: shown[name].tolist() for name in shown.columns}
+    listed: dict[tuple[str, str], list[dict[str, object]]] = {}  # (game, rule): its findings shown
+    for values, ev in zip(zip(*columns.values(), strict=True), evidence, strict=True):
+        record: dict[str, object] = dict(zip(columns, values, strict=True))
+        record["evidence"] = ev
+        listed.setdefault((str(record["game"]), str(record["rule"])), []).append(record)
     totals: dict[str, int] = summary["findings"]["by_rule"]  # type: ignore[index]  # counted once, by the summary
     groups = []
     for game in GAME_ORDER:
         rules = []
-        for code in sorted(shown.loc[shown["game"] == game, "rule"].unique()) if len(shown) else []:
+        for code in sorted(c for g, c in listed if g == game):
             rule = REGISTRY[code]
-            mine = shown[shown["rule"] == code]
             rules.append({
                 "rule": rule, "doc": HOLDS_CA[code] if lang == "ca" else rule.doc.split("\n\n")[0],
                 "article": article_text(rule.citation), "total": int(totals[code]),
-                "findings": [dict(r, evidence=evidence[i]) for i, r in zip(mine.index, mine.to_dict("records"), strict=True)],
+                "findings": listed[(game, code)],
             })
         if rules:
             groups.append({"game": game, "name": game_name(game, lang), "rules": rules})
