@@ -433,6 +433,13 @@ def text_array(values: pd.Series) -> pa.Array | None:
     return None
 
 
+def named(codes: np.ndarray, names: list[str], index: pd.Index) -> pd.Series:
+    """`names[code]` for each code (-1: missing) as pandas' Arrow-backed text, gathered by Arrow from
+    the few names: numpy's text from `np.select` becomes pandas text a Python string at a time
+    (1M coups' outcomes: 85 ms, here 5)."""
+    return text_series(pa.array(names, type=pa.large_string()).take(pa.array(codes, mask=codes < 0)), index)
+
+
 def text_series(text: pa.Array, index: pd.Index) -> pd.Series:
     """Arrow text as a pandas str column (missing: NaN), without copying it."""
     return pd.Series(text.to_pandas().array, index=index, copy=False)

@@ -9,7 +9,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from auditor.frames import first_occurrences, in_sorted, is_sorted, iso_text, join_on_key, positions, repeated_ids, stable_sorted
+from auditor.frames import first_occurrences, in_sorted, is_sorted, iso_text, join_on_key, named, positions, repeated_ids, stable_sorted
 
 
 def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -349,3 +349,10 @@ def test_ids_of_one_width_in_no_order_hashed_agree_with_a_dictionary(monkeypatch
     codes, distinct = first_occurrences(pa.array(every_once, type=pa.large_string()))
     assert codes.tolist() == list(range(len(every_once))) and distinct.to_pylist() == every_once
 
+
+
+def test_named_codes_are_the_same_text_column_pandas_makes_of_the_names() -> None:
+    out = named(np.array([2, 0, -1, 1, 2]), ["player", "banker", "tie"], pd.RangeIndex(5, 10))
+    expected = pd.Series(["tie", "player", None, "banker", "tie"], index=pd.RangeIndex(5, 10), dtype="str")
+    pd.testing.assert_series_equal(out, expected)
+    assert (out == "tie").tolist() == [True, False, False, False, True]

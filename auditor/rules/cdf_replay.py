@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import fixed_width_bytes, join_on_key, stable_sorted
+from auditor.frames import fixed_width_bytes, join_on_key, named, stable_sorted
 from auditor.rules.base import Context
 from auditor.schema import REPLAY_ORDER
 
@@ -96,7 +96,7 @@ def replay(coups: pd.DataFrame, ctx: Context) -> pd.DataFrame:
     out["banker_drew"] = bn == 3
     out["third_card"] = np.where(pn == 3, pv[:, 2], -1)
     out["natural"] = (p2 >= 8) | (b2 >= 8)
-    out["true_outcome"] = np.select([p_final > b_final, p_final < b_final], ["player", "banker"], "tie")
+    out["true_outcome"] = named(np.select([p_final > b_final, p_final < b_final], [0, 1], 2), ["player", "banker", "tie"], out.index)
 
     opt5 = np.asarray(ctx.param("player_optional_5", coups["ts"]), dtype=bool)
     player_rule = np.select([p2 <= 4, p2 == 5, p2 <= 7], [DRAW, np.where(opt5, OPTION, DRAW), STAND], STAND)

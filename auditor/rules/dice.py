@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import join_on_key
+from auditor.frames import join_on_key, named
 from auditor.rules.base import Context, hits, iso, no_hits, rule
 from auditor.schema import REPLAY_ORDER
 
@@ -25,10 +25,8 @@ def _throws(ctx: Context) -> pd.DataFrame:
         t = c.in_order("dice_throws", REPLAY_ORDER["dice_throws"])
         total = t["die1"].astype("float64") + t["die2"].astype("float64") + t["die3"].astype("float64")
         t["total"] = total
-        t["true_result"] = np.select(
-            [total == 3, total.between(5, 7), total.between(14, 16)], ["asos", "petit", "gran"], "none"
-        )
-        t["true_result"] = t["true_result"].where(total.notna(), None)
+        result = np.select([total == 3, total.between(5, 7), total.between(14, 16), total.isna()], [0, 1, 2, -1], 3)
+        t["true_result"] = named(result, ["asos", "petit", "gran", "none"], t.index)
         t["settled"] = t["status"] == "settled"
         t["touched"] = t["touched_before_announce"].fillna(False).astype(bool)
         same = t["table_id"] == t["table_id"].shift()
