@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from helpers import LAYOUT, WHEEL_TABLE, at, audit, bet, found, layout, spin, wheel
 
@@ -51,6 +52,19 @@ def test_whl206_winning_symbol(tmp_path: Path) -> None:
     spins = [spin("W1-1", 1, slot=40), spin("W1-2", 2, slot=40, symbol="2")]
     f = audit(tmp_path, wheel(spins), "WHL206")
     assert found(f) == [("W1-2", None)] and f.iloc[0]["expected"] == "7"
+
+
+def test_whl206_each_spin_is_judged_by_its_own_tables_layout(tmp_path: Path) -> None:
+    """Two tables whose slot 40 differs, a table with no layout, and a settled spin with no stop slot."""
+    other = LAYOUT[:40] + ["2"] + LAYOUT[41:]
+    spins = [spin("W1-1", 1), spin("W2-1", 1, table_id="W2"), spin("W2-2", 2, table_id="W2", symbol="2"),
+             spin("W3-1", 1, table_id="W3"), spin("W1-2", 2, stop_slot=None)]
+    tables = wheel(spins, layouts=layout("W1") + layout("W2", other))
+    tables["tables"] += [WHEEL_TABLE | {"table_id": "W2"}, WHEEL_TABLE | {"table_id": "W3"}]
+    f = audit(tmp_path, tables, "WHL206")
+    assert sorted(found(f)) == [("W1-2", None), ("W2-1", None), ("W3-1", None)]
+    expected = dict(zip(f["round_id"], f["expected"], strict=True))
+    assert expected["W2-1"] == "2" and pd.isna(expected["W1-2"]) and pd.isna(expected["W3-1"])
 
 
 @pytest.mark.parametrize("extra_first", [True, False])
