@@ -9,7 +9,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from auditor.frames import first_occurrences, in_sorted, is_sorted, iso_text, join_on_key, named, positions, repeated_ids, stable_sorted
+from auditor.frames import first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key, named, positions, repeated_ids, stable_sorted
 
 
 def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -356,3 +356,14 @@ def test_named_codes_are_the_same_text_column_pandas_makes_of_the_names() -> Non
     expected = pd.Series(["tie", "player", None, "banker", "tie"], index=pd.RangeIndex(5, 10), dtype="str")
     pd.testing.assert_series_equal(out, expected)
     assert (out == "tie").tolist() == [True, False, False, False, True]
+
+
+@pytest.mark.parametrize("many", [3, 1000])
+def test_isin_answers_alike_for_few_or_many_values_and_never_for_a_missing_one(many: int) -> None:
+    """A value set many times the size of the column is reduced to the members the column can hold
+    before Arrow hashes it: the answer must not change."""
+    values = pd.Series([f"C{i:05d}" for i in range(many)], dtype="str")
+    column = pd.Series(["C00002", "X", None, "C00002", "C00000", ""], dtype="str")
+    expected = [True, False, False, True, True, False]
+    assert isin(column, values).tolist() == expected
+    assert isin(column, pa.array(values.tolist(), type=pa.string())).tolist() == expected  # another Arrow type
