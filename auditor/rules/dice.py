@@ -52,9 +52,10 @@ def _bets(ctx: Context) -> pd.DataFrame:
         at = c.round_positions("dice_bets", "throw_id", "dice_throws", t)
         b = join_on_key(c.frame("dice_bets"), t, "throw_id", "throw_id", cols, how="inner", position="throw_pos", at=at)
         b["played"] = b["chips_cents"].where(b["placement"] != "boundary", b["chips_cents"] // 2)
-        small_big = b["min_cents"] * c.param_array("small_big_max_multiple", b["ts"])
+        # A parameter that never changed is a scalar: no array of it beside millions of bets.
+        small_big = b["min_cents"] * c.param("small_big_max_multiple", b["ts"])
         b["max_small_big"] = np.fmin(small_big, b["max_cents"])
-        b["max_asos"] = b["min_cents"] * c.param_array("asos_max_multiple", b["ts"])
+        b["max_asos"] = b["min_cents"] * c.param("asos_max_multiple", b["ts"])
         b["odds"] = c.ruleset.lookup("dice_odds", b["target"], b["ts"])
         return b
 
@@ -379,6 +380,7 @@ def seats(ctx: Context) -> pd.DataFrame:
     Passes: seat 12. Fails: seat 13.
     """
     b = _bets(ctx)
-    limit = ctx.param_array("table_seats", b["ts"])
+    limit = ctx.param("table_seats", b["ts"])  # a scalar when it never changed
     bad = (b["seat"] > limit).fillna(False)
-    return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=lambda f: "<= " + pd.Series(limit, index=b.index, copy=False)[f.index].astype(str), observed=b["seat"].astype(object))
+    expected = lambda f: "<= " + (limit[f.index].astype(str) if isinstance(limit, pd.Series) else str(limit))  # noqa: E731
+    return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=expected, observed=b["seat"].astype(object))
