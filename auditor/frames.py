@@ -42,7 +42,7 @@ def isin(series: pd.Series, values: object) -> np.ndarray:
             return series.isin(pd.Series(value_set.to_pylist())).to_numpy(dtype=bool)
     if len(value_set) > 4 * len(left) and not value_set.null_count:
         # A few values looked up among many (the orphans' ids among a table's million): Arrow hashes
-        # the value set, so hash the few and keep the many that are among them (1M ids: 110 -> 20 ms).
+        # the value set, so hash the few and keep the many that are among them (1M ids: 110 -> 8 ms).
         value_set = value_set.filter(pc.is_in(value_set, value_set=pc.unique(left)))
     hit = pc.fill_null(pc.is_in(left, value_set=value_set), False)
     return hit.to_numpy(zero_copy_only=False).astype(bool, copy=False)
