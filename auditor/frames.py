@@ -139,18 +139,24 @@ def is_sorted(frame: pd.DataFrame, by: list[str]) -> bool:
     """Whether `frame.sort_values(by, kind="stable")` would keep every row where it is. Logs are
     mostly written in the order a replay needs: checking costs a comparison per key and row, where
     sorting costs a factorisation per key and a copy of every column. Keys with nulls answer False
-    (the sort would place them last), as do keys of a kind not compared here."""
+    (the sort would place them last), as do keys of a kind not compared here. Keys are compared
+    first to last, until every pair of rows is told apart: a table's rounds are mostly ordered by
+    their first two keys (table and time), and the ids after them are then never compared."""
     n = len(frame)
     if n < 2:
         return True
-    ordered = np.ones(n - 1, dtype=bool)  # rows i and i+1 in order on the keys seen so far (from the last)
-    for key in reversed(by):
+    tied = np.ones(n - 1, dtype=bool)  # rows i and i+1 equal on the keys compared so far
+    for key in by:
         pair = _ordered_pairs(frame[key])
         if pair is None:
             return False
         before, same = pair
-        ordered = before | (same & ordered)
-    return bool(ordered.all())
+        if (tied & ~before & ~same).any():  # the first key on which they differ puts row i+1 first
+            return False
+        tied &= same
+        if not tied.any():
+            return True
+    return True
 
 
 def stable_sorted(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:

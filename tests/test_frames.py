@@ -242,6 +242,9 @@ def test_is_sorted_answers_false_on_nulls_so_the_sort_places_them() -> None:
     frame = pd.DataFrame({"table_id": pd.Series(["T1", None, "T2"], dtype="str"), "n": [1, 2, 3]})
     assert not is_sorted(frame, ["table_id", "n"])
     assert is_sorted(frame, ["n"])
+    # Rows the first key already tells apart keep their places whatever a later key holds.
+    assert is_sorted(frame, ["n", "table_id"]) and _keeps_order(frame, ["n", "table_id"])
+    assert not is_sorted(frame.iloc[::-1].reset_index(drop=True), ["n", "table_id"])
 
 
 @pytest.mark.parametrize("seed", range(40))
