@@ -561,3 +561,27 @@ def _clock_of_day() -> np.ndarray:
     for col, values in ((0, hour), (3, minute), (6, second)):
         out[:, col : col + 2] = _digit_columns(values, 2)
     return out.view("S8").ravel()
+
+
+def codes_in(values: pd.Series, categories: pd.Index | list[str]) -> np.ndarray:
+    """Each value's position among `categories` (an enum column's names), -1 where it is missing or
+    not one of them: a value of one column compared with an enum column by code, not as text."""
+    names = pa.array([str(c) for c in categories], type=pa.large_string())
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        # The few categories looked up, each row taking its category's answer by code.
+        own = codes_in(pd.Series(values.cat.categories.astype("str")), categories)
+        return np.append(own, -1)[values.cat.codes.to_numpy()]
+    found = pc.index_in(arrow(values.astype("str")), value_set=names)
+    return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+
+
+def equal(values: pd.Series, other: pd.Series) -> np.ndarray:
+    """values == other row by row as numpy bools, a missing value on either side never equal. An
+    enum column (Categorical) is compared by code: the other side's values are located among its
+    categories, once per category when the other side is one too."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        own = values.cat.codes.to_numpy()
+        return (own >= 0) & (own == codes_in(other, values.cat.categories))
+    if isinstance(other.dtype, pd.CategoricalDtype):
+        return equal(other, values)
+    return (values == other).to_numpy(dtype=bool, na_value=False)

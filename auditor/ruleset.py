@@ -199,6 +199,10 @@ def _map_table(keys: pd.Series, table: object) -> np.ndarray:
     assert isinstance(table, dict)
     names = [str(k) for k in table]
     values = np.array([float(v) for v in table.values()] + [np.nan], dtype="float64")
+    if isinstance(keys.dtype, pd.CategoricalDtype):
+        # An enum column: each category looked up once, each row by its code (-1, a null, takes NaN).
+        per_category = _map_table(pd.Series(keys.cat.categories.astype("str")), table)
+        return np.append(per_category, np.nan)[keys.cat.codes.to_numpy()]
     at = pc.index_in(arrow(keys.astype("str")), value_set=pa.array(names, type=pa.string()))
     return values[at.fill_null(len(names)).to_numpy(zero_copy_only=False)]
 

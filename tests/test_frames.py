@@ -9,7 +9,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from auditor.frames import first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key, named, positions, repeated_ids, stable_sorted
+from auditor.frames import codes_in, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key, named, positions, repeated_ids, stable_sorted
 
 
 def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -370,3 +370,35 @@ def test_isin_answers_alike_for_few_or_many_values_and_never_for_a_missing_one(m
     expected = [True, False, False, True, True, False]
     assert isin(column, values).tolist() == expected
     assert isin(column, pa.array(values.tolist(), type=pa.string())).tolist() == expected  # another Arrow type
+
+
+OUTCOMES = ["banker", "player", "tie"]
+
+
+def _enum(values: list[str | None], categories: list[str] = OUTCOMES) -> pd.Series:
+    return pd.Series(pd.Categorical(values, categories=categories))
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        pd.Series(["tie", "banker", "player", None, "tie", "nine"], dtype="str"),  # a replay's text
+        _enum(["tie", "banker", "player", None, "tie", None]),  # the same enum
+        _enum(["tie", "banker", "player", None, "tie", None], ["tie", "player", "banker"]),  # other order
+    ],
+)
+def test_equal_compares_an_enum_column_by_value_and_a_missing_value_never_equals(other: pd.Series) -> None:
+    """What `outcome != true_outcome` and a bet's symbol against its spin's were, as text: an enum
+    column is compared by code, whatever the other side's categories or their order."""
+    recorded = _enum(["tie", "player", "player", None, None, "banker"])
+    expected = [True, False, True, False, False, False]
+    assert equal(recorded, other).tolist() == expected
+    assert equal(other, recorded).tolist() == expected
+    as_text = recorded.astype("str")
+    assert equal(as_text, other.astype("str")).tolist() == expected  # plain text columns alike
+
+
+def test_codes_in_locates_text_and_enum_values_among_names() -> None:
+    names = ["asos", "petit", "gran"]
+    assert codes_in(pd.Series(["gran", None, "none", "asos"], dtype="str"), names).tolist() == [2, -1, -1, 0]
+    assert codes_in(_enum(["gran", None, "none", "asos"], ["none", "asos", "gran"]), names).tolist() == [2, -1, -1, 0]

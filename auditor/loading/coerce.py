@@ -12,8 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from auditor.frames import isin
+from auditor.frames import arrow
 from auditor.schema import CARD_PATTERN, Column, Table
 
 # Digits are ASCII: Python's \d also takes other scripts' digits ("١٢"), which no integer or time of
@@ -190,9 +191,16 @@ def _parse_str(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
 
 
 def _parse_enum(raw: pd.Series, column: Column) -> tuple[pd.Series, pd.Series, str]:
+    """An enum column as a Categorical of the format's names (a value outside them is a bad cell,
+    and missing among the values): a byte a row instead of its text, compared by code. The rules
+    compare enums with scalars or through `frames.equal`/`codes_in`; 13M rows of the benchmark:
+    whole audit 4.55-5.03 -> 4.08-4.36 s, peak 3.2-3.5 -> 2.8-3.0 GB (four alternating runs)."""
     text = as_text(raw)
-    bad = text.notna() & ~pd.Series(isin(text, list(column.values)), index=text.index)
-    return (text.where(~bad) if bad.any() else text), bad, "not one of " + "|".join(column.values)
+    names = list(column.values)
+    found = pc.index_in(arrow(text), value_set=pa.array(names, type=pa.large_string()))
+    codes = found.fill_null(-1).to_numpy(zero_copy_only=False)
+    bad = pd.Series(text.notna().to_numpy() & (codes < 0), index=text.index)
+    return pd.Series(pd.Categorical.from_codes(codes, categories=names), index=text.index), bad, "not one of " + "|".join(names)
 
 
 def _parse_cards(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:

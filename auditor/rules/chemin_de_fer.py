@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from auditor.frames import arrow, in_sorted
+from auditor.frames import arrow, equal, in_sorted
 from auditor.rules import cdf_replay as cdf
 from auditor.rules.base import Context, at_least, hits, no_hits, rule
 
@@ -455,7 +455,7 @@ def outcome(ctx: Context) -> pd.DataFrame:
     Passes: punt 9S 8H (7), banker 2C 3D (5) → player. Fails: the same recorded as banker.
     """
     c = cdf.coups(ctx)
-    bad = c["settled"] & (c["outcome"] != c["true_outcome"]).fillna(True)
+    bad = c["settled"] & ~equal(c["outcome"], c["true_outcome"])
     return hits(c, bad, round_col="coup_id", expected=c["true_outcome"], observed=c["outcome"])
 
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import join_on_key, named
+from auditor.frames import codes_in, equal, join_on_key, named
 from auditor.rules.base import Context, hits, iso, no_hits, rule
-from auditor.schema import REPLAY_ORDER
+from auditor.schema import REPLAY_ORDER, TABLES
 
 EP = "25"
 THROWS = ("dice_throws",)
 BETS = ("dice_throws", "dice_bets")
 REPLACE_AFTER = ("off_table", "defect", "foreign_substance")
+TARGETS = list(TABLES["dice_bets"].column("target").values)
 
 
 def _throws(ctx: Context) -> pd.DataFrame:
@@ -47,8 +48,11 @@ def _throws(ctx: Context) -> pd.DataFrame:
 
 def _bets(ctx: Context) -> pd.DataFrame:
     def build(c: Context) -> pd.DataFrame:
-        cols = ["table_id", "ts", "true_result", "settled", "touched", "min_cents", "max_cents"]
+        cols = ["table_id", "ts", "result_code", "decided", "settled", "touched", "min_cents", "max_cents"]
         t = _throws(c)
+        # Each throw's true result as a code among the bets' targets, so that a bet is judged by
+        # comparing codes: no text of the result copied to millions of bets.
+        t = t.assign(result_code=codes_in(t["true_result"], TARGETS), decided=(t["true_result"] != "none").to_numpy(dtype=bool))
         at = c.round_positions("dice_bets", "throw_id", "dice_throws", t)
         b = join_on_key(c.frame("dice_bets"), t, "throw_id", "throw_id", cols, how="inner", position="throw_pos", at=at)
         b["played"] = b["chips_cents"].where(b["placement"] != "boundary", b["chips_cents"] // 2)
@@ -64,8 +68,8 @@ def _bets(ctx: Context) -> pd.DataFrame:
 
 def _settlement(b: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     """(expected payout, expected collected) of an ordinary settled throw."""
-    wins = b["target"] == b["true_result"]
-    decided = b["true_result"] != "none"
+    wins = pd.Series((b["result_code"] >= 0).to_numpy() & (codes_in(b["target"], TARGETS) == b["result_code"].to_numpy()), index=b.index)
+    decided = b["decided"]
     pay = (b["played"] * b["odds"]).round().astype("int64").where(wins, 0)
     return pay, decided & ~wins
 
@@ -87,7 +91,7 @@ def throw_result(ctx: Context) -> pd.DataFrame:
     Passes: 2 2 3 (7) → petit. Fails: 2 2 3 recorded as none; 1 1 1 recorded as asos.
     """
     t = _throws(ctx)
-    bad = t["settled"] & (t["result"] != t["true_result"])
+    bad = t["settled"] & ~equal(t["result"], t["true_result"])
     observed = lambda f: f["result"].astype(object) + " (" + f["die1"].astype(str) + "+" + f["die2"].astype(str) + "+" + f["die3"].astype(str) + ")"  # noqa: E731
     return hits(t, bad, round_col="throw_id", expected=t["true_result"], observed=observed)
 

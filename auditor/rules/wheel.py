@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import join_on_key, named, positions
+from auditor.frames import codes_in, join_on_key, named, positions
 from auditor.rules.base import Context, at_least, hits, iso, no_hits, rule
 from auditor.schema import REPLAY_ORDER, TABLES
 
@@ -17,6 +17,7 @@ EP = "24"
 SPINS = ("wheel_spins",)
 BETS = ("wheel_spins", "wheel_bets")
 # Slots 0-53: the loader quarantines a layout row or a stop slot outside them (LOG001).
+SYMBOLS = list(TABLES["wheel_bets"].column("symbol").values)
 SLOTS = int(TABLES["wheel_layouts"].column("slot").maximum or 0) + 1
 
 
@@ -76,10 +77,11 @@ def _layout_symbols(layout: pd.DataFrame, spins: pd.DataFrame) -> pd.Series:
 def _bets(ctx: Context) -> pd.DataFrame:
     def build(c: Context) -> pd.DataFrame:
         # Only what the bet rules read: every column is copied to each of millions of bets.
-        cols = ["table_id", "ts_no_more_bets", "winning_symbol", "settled", "prev_ts_settled", "min_cents", "max_cents"]
+        cols = ["table_id", "ts_no_more_bets", "winning_code", "settled", "prev_ts_settled", "min_cents", "max_cents"]
         spins = _spins(c)
         # Payouts are judged by the slot the wheel stopped on; a wrong recorded symbol is WHL206's.
-        spins = spins.assign(winning_symbol=spins["layout_symbol"].fillna(spins["symbol"]))
+        # As a code among the bets' symbols: a bet is judged by comparing codes, no text per bet.
+        spins = spins.assign(winning_code=codes_in(spins["layout_symbol"].fillna(spins["symbol"]), SYMBOLS))
         at = c.round_positions("wheel_bets", "spin_id", "wheel_spins", spins)
         b = join_on_key(c.frame("wheel_bets"), spins, "spin_id", "spin_id", cols, how="inner", position="spin_pos", at=at)
         b["ts"] = b["ts_no_more_bets"]  # a spin's ts is its ts_no_more_bets: one gathered column, not two
@@ -225,7 +227,8 @@ def payout_odds(ctx: Context) -> pd.DataFrame:
     """
     b = _bets(ctx)
     withdrawn = (b["ts_withdrawn"] < b["ts_no_more_bets"]).fillna(False)
-    wins = (b["symbol"] == b["winning_symbol"]) & ~withdrawn
+    won = (b["winning_code"] >= 0).to_numpy() & (codes_in(b["symbol"], SYMBOLS) == b["winning_code"].to_numpy())
+    wins = pd.Series(won, index=b.index) & ~withdrawn
     odds = ctx.ruleset.lookup("wheel_odds", b["symbol"], b["ts"])
     pay = (b["stake_cents"] * odds).where(wins, 0).round().astype("int64")
     back = wins | withdrawn
