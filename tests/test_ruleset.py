@@ -80,6 +80,9 @@ def test_a_table_valued_parameter_is_looked_up_per_row_by_date(tmp_path: Path) -
     assert list(odds.index) == [4, 3, 2, 1, 0]
     assert odds.iloc[:3].tolist() == [61.0, 1.0, 60.0] and odds.iloc[3:].isna().all()
     assert load_ruleset("decret-455-2025").lookup("dice_odds", keys, when).iloc[:3].tolist() == [61.0, 1.0, 61.0]
+    # An enum column as loaded (a Categorical, here with a category the table lacks): the same answers.
+    enum = pd.Series(pd.Categorical(keys, categories=["gran", "unknown", "petit", "asos"]), index=keys.index)
+    pd.testing.assert_series_equal(rs.lookup("dice_odds", enum, when), odds)
 
 
 def test_a_value_takes_effect_at_midnight_in_andorra_not_in_utc(tmp_path: Path) -> None:
