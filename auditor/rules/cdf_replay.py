@@ -47,6 +47,8 @@ for _i, _s in enumerate(SUITS):
     _SUIT[ord(_s)] = _i
 
 DRAW, STAND, OPTION = 1, 0, 2
+# Each coup's cards as 0-51 codes (-1: no third card), the punt's three then the banker's.
+CARD_CODES = [f"{side}_card_{i}" for side in ("player", "banker") for i in (1, 2, 3)]
 
 
 def banker_tableau(option_3_vs_9: bool = True, option_5_vs_4: bool = True) -> np.ndarray:
@@ -96,6 +98,8 @@ def replay(coups: pd.DataFrame, ctx: Context) -> pd.DataFrame:
     out["banker_drew"] = bn == 3
     out["third_card"] = np.where(pn == 3, pv[:, 2], -1)
     out["natural"] = (p2 >= 8) | (b2 >= 8)
+    for i, name in enumerate(CARD_CODES):  # kept for CDF121, which counts each card a shoe deals
+        out[name] = (pc if i < 3 else bc)[:, i % 3]
     out["true_outcome"] = named(np.select([p_final > b_final, p_final < b_final], [0, 1], 2), ["player", "banker", "tie"], out.index)
 
     opt5 = np.asarray(ctx.param("player_optional_5", coups["ts"]), dtype=bool)

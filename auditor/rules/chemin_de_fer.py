@@ -377,10 +377,9 @@ def six_decks(ctx: Context) -> pd.DataFrame:
     c = cdf.coups(ctx)
     if c.empty:
         return no_hits()
-    order = cdf.in_shoe_order(c, ["player_cards", "banker_cards"])
-    _, player_codes, _ = cdf.parse_hands(order["player_cards"])
-    _, banker_codes, _ = cdf.parse_hands(order["banker_cards"])
-    codes = np.concatenate([player_codes, banker_codes], axis=1)  # n × 6, -1 = no card
+    # The cards as the replay parsed them: six small integer columns sorted, not the hands' text.
+    order = cdf.in_shoe_order(c, cdf.CARD_CODES)
+    codes = order[cdf.CARD_CODES].to_numpy()  # n × 6, -1 = no card
     # Coups are sorted by shoe, so each shoe's cards are one contiguous run.
     new_shoe = ~cdf.same_shoe_as_previous(order).to_numpy(dtype=bool)
     # Five arrays of a card each (6M cards a million coups): 32-bit positions where they fit halve
