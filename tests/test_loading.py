@@ -581,6 +581,6 @@ def test_clean_rows_are_copied_a_column_at_a_time_with_every_kind_of_column_kept
         "raw": pd.Series([{"x": 1}, "7", None, 2.5], dtype=object),
     }, index=pd.RangeIndex(10, 14))
     expected = frame.take([0, 2, 3]).reset_index(drop=True)
-    out = taken(frame, np.array([0, 2, 3]), consume=consume)
+    out = taken(frame, np.array([True, False, True, True]), consume=consume)
     pd.testing.assert_frame_equal(out, expected)
     assert list(frame.columns) == ([] if consume else list(expected.columns))

@@ -322,20 +322,21 @@ def clean_rows(table: Table, typed: pd.DataFrame, keep: np.ndarray, consume: boo
     copied (so never after a call that may have returned `typed` itself)."""
     if keep.all():
         return finalize_dtypes(typed, table)
-    return finalize_dtypes(taken(typed, np.flatnonzero(keep), consume), table)
+    return finalize_dtypes(taken(typed, keep, consume), table)
 
 
-def taken(frame: pd.DataFrame, rows: np.ndarray, consume: bool = False) -> pd.DataFrame:
-    """`frame.take(rows)` with a fresh RangeIndex, a column at a time. With `consume`, each column is
-    dropped from `frame` once copied, so that the next column's copy can reuse its memory: a few
-    quarantined rows cost a copy of the whole table, and fresh memory costs the kernel a page fault a
-    page (4M wheel bets less 667: 50k page faults and 0.2-0.6 s -> 10k and 0.13 s)."""
+def taken(frame: pd.DataFrame, keep: np.ndarray, consume: bool = False) -> pd.DataFrame:
+    """`frame[keep]` (`keep` a boolean mask) with a fresh RangeIndex, a column at a time. With
+    `consume`, each column is dropped from `frame` once copied, so that the next column's copy can
+    reuse its memory: a few quarantined rows cost a copy of the whole table, and fresh memory costs
+    the kernel a page fault a page (4M wheel bets less 667: 50k page faults and 0.2-0.6 s -> 10k and
+    0.13 s). A mask, not positions: Arrow copies the runs of kept text at once (4M ids: 15 -> 7 ms)."""
     if not frame.columns.is_unique:  # never from a reader (a repeated name makes a file unreadable)
-        return frame.take(rows).reset_index(drop=True)
+        return frame[keep].reset_index(drop=True)
     columns: dict[str, object] = {}
     for name in list(frame.columns):
         values = frame[name].array
-        columns[name] = values.to_numpy().take(rows) if isinstance(values, pd.arrays.NumpyExtensionArray) else values.take(rows)
+        columns[name] = values.to_numpy()[keep] if isinstance(values, pd.arrays.NumpyExtensionArray) else values[keep]
         if consume:
             del frame[name], values
     return pd.DataFrame(columns, copy=False)
