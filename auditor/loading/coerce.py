@@ -245,6 +245,7 @@ def coerce(table: Table, raw: pd.DataFrame) -> tuple[pd.DataFrame, list[CellErro
     out: dict[str, pd.Series] = {}
     errors: list[CellErrors] = []
     status = None
+    settled: pd.Series | None = None  # rows whose status is settled, worked out once for every column required then
     if "status" in raw.columns:
         status = as_text(raw["status"])
     for column in table.columns:
@@ -262,9 +263,10 @@ def coerce(table: Table, raw: pd.DataFrame) -> tuple[pd.DataFrame, list[CellErro
                 for why, idx in reasons.groupby(reasons).groups.items():
                     pos = raw.index.get_indexer(idx)
                     errors.append(CellErrors(pos, column.name, str(why), cells.iloc[pos]))
-        checked = values.where(~bad) if bad.any() else values
-        valid_numbers = checked.notna() & ~bad
+        any_bad = bool(bad.any())
+        checked = values.where(~bad) if any_bad else values
         if column.type in ("int", "float"):
+            valid_numbers = checked.notna() & ~bad if any_bad else checked.notna()
             if column.name.endswith("_cents") and not column.signed:
                 neg = valid_numbers & (checked < 0).fillna(False).astype(bool)
                 if neg.any():
@@ -277,15 +279,15 @@ def coerce(table: Table, raw: pd.DataFrame) -> tuple[pd.DataFrame, list[CellErro
                 high = valid_numbers & (checked > column.maximum).fillna(False).astype(bool)
                 if high.any():
                     errors.append(CellErrors(np.flatnonzero(high.to_numpy()), column.name, f"above {column.maximum:g}", cells[high]))
-        missing = cells.isna() & ~bad
-        if column.req == "req":
-            need = missing
-        elif column.req == "settled" and status is not None:
-            need = missing & (status == "settled").fillna(False).astype(bool)
-        else:
-            need = None
-        if need is not None and need.any():
-            errors.append(CellErrors(np.flatnonzero(need.to_numpy()), column.name, "required value missing", cells[need]))
+        # Only a column that can be required is checked for missing values (an optional one never is).
+        if column.req == "req" or (column.req == "settled" and status is not None):
+            missing = cells.isna() & ~bad if any_bad else cells.isna()
+            if column.req == "settled" and status is not None:
+                if settled is None:
+                    settled = status.eq("settled").fillna(False).astype(bool)
+                missing = missing & settled
+            if missing.any():
+                errors.append(CellErrors(np.flatnonzero(missing.to_numpy()), column.name, "required value missing", cells[missing]))
         out[column.name] = checked
     return pd.DataFrame(out, index=raw.index, copy=False), errors
 
