@@ -193,9 +193,9 @@ def discover(path: Path) -> tuple[dict[str, list[Path]], list[str]]:
     return found, ignored
 
 
-def _cell_quarantine(table: Table, files: np.ndarray, lines: np.ndarray, typed_ids: pd.DataFrame, errors: list) -> pd.DataFrame:
-    """LOG001 records for rows with bad cells, one per row naming every bad cell; `files` and
-    `lines` give each raw row's file and line."""
+def _cell_quarantine(table: Table, names: np.ndarray, file_code: np.ndarray, lines: np.ndarray, typed_ids: pd.DataFrame, errors: list) -> pd.DataFrame:
+    """LOG001 records for rows with bad cells, one per row naming every bad cell; each raw row's file
+    is `names[file_code]`, its line `lines`."""
     parts = [
         pd.DataFrame({"pos": err.positions, "column": err.column, "reason": err.reason,
                       "value": as_text(err.values).fillna("").to_numpy(dtype=object)})
@@ -211,7 +211,7 @@ def _cell_quarantine(table: Table, files: np.ndarray, lines: np.ndarray, typed_i
     pos = rows["pos"].to_numpy(dtype=np.int64)
     out = pd.DataFrame(
         {
-            "rule": "LOG001", "table": table.name, "file": files[pos], "line": lines[pos],
+            "rule": "LOG001", "table": table.name, "file": names[file_code[pos]], "line": lines[pos],
             "column": rows["column"].to_numpy(dtype=object), "reason": rows["reason"].to_numpy(dtype=object),
             "value": rows["value"].to_numpy(dtype=object),
         }
@@ -299,19 +299,23 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
     if not raws:
         return LoadedFiles(sources, pd.DataFrame(), quarantine, pd.Series([], dtype=object), np.zeros(0, dtype=bool))
     frame = raws[0][0].frame if len(raws) == 1 else pd.concat([r.frame for r, _ in raws], ignore_index=True)
-    lines = np.concatenate([r.lines for r, _ in raws])
-    file_code = np.repeat(np.arange(len(raws)), [len(r.frame) for r, _ in raws])
+    lines = raws[0][0].lines if len(raws) == 1 else np.concatenate([r.lines for r, _ in raws])
+    # Each row's file as the Categorical's codes: a byte a row for fewer than 128 files (pandas would
+    # narrow wider codes with a copy), the file names looked up only for the rows quarantined.
+    code_type = np.int8 if len(raws) < 128 else np.int16 if len(raws) < 2**15 else np.int32
+    file_code = np.repeat(np.arange(len(raws), dtype=code_type), [len(r.frame) for r, _ in raws])
     names = np.array([src.name for _, src in raws], dtype=object)
     typed, errors = coerce(table, frame)
     ids = _raw_ids(table, frame)
-    quarantine.append(_cell_quarantine(table, names[file_code], lines, ids, errors))
+    quarantine.append(_cell_quarantine(table, names, file_code, lines, ids, errors))
     bad = np.zeros(len(typed), dtype=bool)
     for err in errors:
         bad[err.positions] = True
     for (_, source), count in zip(raws, np.bincount(file_code[bad], minlength=len(raws)), strict=True):
         source.rows_quarantined += int(count)
-    typed["_file"] = pd.Categorical.from_codes(file_code.astype(np.int32), categories=list(names))
-    typed["_line"] = lines
+    # As Series: pandas copies a bare array it is given, and these are made for the frame.
+    typed["_file"] = pd.Series(pd.Categorical.from_codes(file_code, categories=list(names)), index=typed.index, copy=False)
+    typed["_line"] = pd.Series(lines, index=typed.index, copy=False)
     own = ids["own_id"] if "own_id" in ids else pd.Series([], dtype=object)
     return LoadedFiles(sources, typed, [q for q in quarantine if len(q)], own, ~bad)
 
