@@ -86,9 +86,36 @@ def _sorted_positions(keys: pa.Array, ids: pa.Array) -> np.ndarray | None:
     found = np.full(len(starts), -1, dtype=np.int64)
     if pc.any(sized).as_py():
         probe, sorted_ids = _as_fixed_bytes(run_keys.filter(sized), width), _as_fixed_bytes(ids, width)
-        at = np.minimum(np.searchsorted(sorted_ids, probe), len(sorted_ids) - 1)
+        at = np.minimum(_search_sorted(sorted_ids, probe), len(sorted_ids) - 1)
         found[sized.to_numpy(zero_copy_only=False)] = np.where(sorted_ids[at] == probe, at, -1)
     return found[run]
+
+
+def _search_sorted(sorted_ids: np.ndarray, probe: np.ndarray) -> np.ndarray:
+    """Where each probe would stand among `sorted_ids` (fixed-width bytes in increasing order), for
+    a probe the ids may hold; another probe gets some position, which the caller's comparison of the
+    bytes found then refuses. Ids in order share their first bytes (C0000...): when the bytes after
+    them fit in eight, both sides are searched as unsigned integers of those bytes, which order as
+    the bytes do (1M round ids: 52 -> 10 ms), not by comparing strings at every step."""
+    width = sorted_ids.dtype.itemsize
+    ids = sorted_ids.view(np.uint8).reshape(-1, width)
+    # In increasing order, every id shares the bytes the first and the last share.
+    differ = np.flatnonzero(ids[0] != ids[-1])
+    shared = int(differ[0]) if len(differ) else width
+    if width - shared > 8 or not len(probe):
+        return np.searchsorted(sorted_ids, probe)
+    probes = probe.view(np.uint8).reshape(-1, width)
+    id_keys, probe_keys = _tail_as_integers(ids, shared), _tail_as_integers(probes, shared)
+    # A probe of another prefix is no id: its key is left as it is and its match refused by the caller.
+    return np.searchsorted(id_keys, probe_keys)
+
+
+def _tail_as_integers(rows: np.ndarray, start: int) -> np.ndarray:
+    """Bytes `start:` of each row (at most eight), big-endian, as one unsigned integer a row."""
+    tail = rows.shape[1] - start
+    padded = np.zeros((len(rows), 8), dtype=np.uint8)
+    padded[:, 8 - tail:] = rows[:, start:]
+    return padded.view(">u8").ravel().astype(np.uint64)
 
 
 def _fixed_width(text: pa.Array) -> int | None:

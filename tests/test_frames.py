@@ -101,6 +101,20 @@ def test_positions_by_binary_search_finds_runs_gaps_and_other_lengths() -> None:
     assert positions(keys, ids).tolist() == [-1, 0, 0, -1, 1, 9, 9, -1, -1, -1, -1, -1, -1, 2, 2, 1]
 
 
+@pytest.mark.parametrize("template", ["C{:08d}", "{:02d}-0123456789abcdef-{:02d}"])
+def test_positions_by_binary_search_on_ids_sharing_their_first_bytes_or_not(template: str) -> None:
+    """Ids in order share their first bytes (C000000xx): the rest is searched as integers, and a key
+    of another prefix with the same rest is no id. Ids that differ early are searched as bytes."""
+    def name(i: int) -> str:
+        return template.format(i, i) if template.count("{") == 2 else template.format(i)
+
+    ids = pd.Series([name(i) for i in range(0, 40, 2)], dtype="str")
+    other = "D" + name(4)[1:]  # the same bytes as an id after its first
+    runs = [(name(0), 0), (name(1), -1), (name(4), 2), (other, -1), (name(38), 19), (name(39), -1)]
+    keys = pd.Series([key for key, _ in runs for _ in range(3)], dtype="str")  # items grouped by round
+    assert positions(keys, ids).tolist() == [at for _, at in runs for _ in range(3)]
+
+
 def test_in_sorted_is_isin() -> None:
     rng = np.random.default_rng(7)
     values, members = rng.integers(-50, 50, 1000), rng.integers(-40, 40, 30)
