@@ -96,7 +96,8 @@ def _search_sorted(sorted_ids: np.ndarray, probe: np.ndarray) -> np.ndarray:
     a probe the ids may hold; another probe gets some position, which the caller's comparison of the
     bytes found then refuses. Ids in order share their first bytes (C0000...): when the bytes after
     them fit in eight, both sides are searched as unsigned integers of those bytes, which order as
-    the bytes do (1M round ids: 52 -> 10 ms), not by comparing strings at every step."""
+    the bytes do (900k run keys among 1M round ids: 58 -> 25 ms), not by comparing strings at every
+    step."""
     width = sorted_ids.dtype.itemsize
     ids = sorted_ids.view(np.uint8).reshape(-1, width)
     # In increasing order, every id shares the bytes the first and the last share.
