@@ -594,13 +594,19 @@ def _clock_of_day() -> np.ndarray:
 def codes_in(values: pd.Series, categories: pd.Index | list[str]) -> np.ndarray:
     """Each value's position among `categories` (an enum column's names), -1 where it is missing or
     not one of them: a value of one column compared with an enum column by code, not as text."""
-    names = pa.array([str(c) for c in categories], type=pa.large_string())
     if isinstance(values.dtype, pd.CategoricalDtype):
         # The few categories looked up, each row taking its category's answer by code.
         own = codes_in(pd.Series(values.cat.categories.astype("str")), categories)
         return np.append(own, -1)[values.cat.codes.to_numpy()]
+    names = pa.array([str(c) for c in categories], type=pa.large_string())
     found = pc.index_in(arrow(values.astype("str")), value_set=names)
     return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+
+
+def is_code(values: pd.Series, categories: list[str], codes: np.ndarray) -> np.ndarray:
+    """Whether each value is `categories[code]` of its row (a code of -1 never matches): a bet's
+    symbol or target against its round's answer carried as a code."""
+    return (codes >= 0) & (codes_in(values, categories) == codes)
 
 
 def equal(values: pd.Series, other: pd.Series) -> np.ndarray:

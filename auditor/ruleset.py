@@ -26,10 +26,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
-from auditor.frames import arrow
+from auditor.frames import codes_in
 
 RULESET_DIR = Path(os.environ.get("AUDITOR_RULESETS", Path(__file__).resolve().parent.parent / "rulesets"))
 DEFAULT_RULESET = "decret-455-2025"
@@ -199,12 +197,9 @@ def _map_table(keys: pd.Series, table: object) -> np.ndarray:
     assert isinstance(table, dict)
     names = [str(k) for k in table]
     values = np.array([float(v) for v in table.values()] + [np.nan], dtype="float64")
-    if isinstance(keys.dtype, pd.CategoricalDtype):
-        # An enum column: each category looked up once, each row by its code (-1, a null, takes NaN).
-        per_category = _map_table(pd.Series(keys.cat.categories.astype("str")), table)
-        return np.append(per_category, np.nan)[keys.cat.codes.to_numpy()]
-    at = pc.index_in(arrow(keys.astype("str")), value_set=pa.array(names, type=pa.string()))
-    return values[at.fill_null(len(names)).to_numpy(zero_copy_only=False)]
+    # -1 (a missing key or one the table lacks) takes the NaN at the end; an enum column is looked
+    # up once per category.
+    return values[codes_in(keys, names)]
 
 
 def _parse_date(key: object, where: str) -> dt.date:

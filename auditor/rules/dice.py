@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import codes_in, equal, join_on_key, named
+from auditor.frames import codes_in, equal, is_code, join_on_key, named
 from auditor.rules.base import Context, hits, iso, no_hits, rule
 from auditor.schema import REPLAY_ORDER, TABLES
 
@@ -68,7 +68,7 @@ def _bets(ctx: Context) -> pd.DataFrame:
 
 def _settlement(b: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     """(expected payout, expected collected) of an ordinary settled throw."""
-    wins = pd.Series((b["result_code"] >= 0).to_numpy() & (codes_in(b["target"], TARGETS) == b["result_code"].to_numpy()), index=b.index)
+    wins = pd.Series(is_code(b["target"], TARGETS, b["result_code"].to_numpy()), index=b.index)
     decided = b["decided"]
     pay = (b["played"] * b["odds"]).round().astype("int64").where(wins, 0)
     return pay, decided & ~wins

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import codes_in, join_on_key, named, positions
+from auditor.frames import codes_in, is_code, join_on_key, named, positions
 from auditor.rules.base import Context, at_least, hits, iso, no_hits, rule
 from auditor.schema import REPLAY_ORDER, TABLES
 
@@ -227,8 +227,7 @@ def payout_odds(ctx: Context) -> pd.DataFrame:
     """
     b = _bets(ctx)
     withdrawn = (b["ts_withdrawn"] < b["ts_no_more_bets"]).fillna(False)
-    won = (b["winning_code"] >= 0).to_numpy() & (codes_in(b["symbol"], SYMBOLS) == b["winning_code"].to_numpy())
-    wins = pd.Series(won, index=b.index) & ~withdrawn
+    wins = pd.Series(is_code(b["symbol"], SYMBOLS, b["winning_code"].to_numpy()), index=b.index) & ~withdrawn
     odds = ctx.ruleset.lookup("wheel_odds", b["symbol"], b["ts"])
     pay = (b["stake_cents"] * odds).where(wins, 0).round().astype("int64")
     back = wins | withdrawn
