@@ -146,7 +146,7 @@ def child_by_partition(bundle: Path, out: Path) -> None:
     total = time.perf_counter() - started
     rows = sum(f.rows_read for f in result.bundle.files)
     print("RESULT " + json.dumps({"total": total, "rows_read": rows, "findings": int(len(result.findings)),
-                                  "parts": len(result.bundle.files)}))
+                                  "parts": len(result.bundle.files), "peak_gib": own_peak_gib()}))
 
 
 def child(bundle: Path, out: Path, workers: int | None) -> None:
@@ -181,7 +181,8 @@ def child(bundle: Path, out: Path, workers: int | None) -> None:
     t["outputs"] = time.perf_counter() - mark
     t["total"] = time.perf_counter() - started
     report = {"timings": t, "per_game": result.timings, "rows": rows, "findings": int(len(result.findings)), "workers": workers,
-              "rows_read": sum(f.rows_read for f in loaded.files), "report_bytes": (out / "report.html").stat().st_size}
+              "rows_read": sum(f.rows_read for f in loaded.files), "report_bytes": (out / "report.html").stat().st_size,
+              "peak_gib": own_peak_gib()}
     print("RESULT " + json.dumps(report))
 
 
@@ -360,15 +361,30 @@ def planted_check(bundle: Path, violations: Path) -> str:
     return f"MISMATCH: {(planted - found).total():,} planted not found, {(found - planted).total():,} found not planted"
 
 
+def own_peak_gib() -> float | None:
+    """This process's own peak resident memory in GiB: the high-water mark of its address space
+    (VmHWM), which exec made new. Not getrusage's maximum: Linux starts a child's at its parent's
+    high-water mark (the address space exec replaced), so a child of a parent that once held 3 GiB
+    (deriving a bundle) reports at least 3 GiB, however little it uses. None where there is no /proc."""
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return None
+    kib = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")), None)
+    return None if kib is None else kib / 1024 / 1024
+
+
 def measured(cmd: list[str]) -> tuple[dict[str, Any], float]:
-    """Run a child audit; its RESULT line and its own peak memory in GiB (os.wait4's rusage, in KiB on Linux)."""
+    """Run a child audit; its RESULT line and its own peak memory in GiB: what it measured of itself
+    (`own_peak_gib`), or else os.wait4's rusage (KiB on Linux), which counts the parent's peak too."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, cwd=ROOT)
     stdout = proc.stdout.read() if proc.stdout else ""
     _, status, usage = os.wait4(proc.pid, 0)
     if status != 0:
         sys.exit(f"the audit failed:\n{stdout}")
     report = json.loads(next(line for line in stdout.splitlines() if line.startswith("RESULT "))[7:])
-    return report, usage.ru_maxrss / 1024 / 1024
+    own = report.get("peak_gib")
+    return report, own if own is not None else usage.ru_maxrss / 1024 / 1024
 
 
 def derived_audit(title: str, derived: Path, planted_beside: Path, read_s: float, workers: list[str]) -> None:
