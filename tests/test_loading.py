@@ -20,6 +20,9 @@ from auditor.loading import load_bundle
 from auditor.loading.bundle import BundleError, part_order, taken
 from auditor.rules import select_rules
 from auditor.ruleset import load_ruleset
+from auditor.schema import TABLES
+
+CDF_COUPS = TABLES["cdf_coups"]
 
 HEADER = "coup_id,table_id,shoe_id,coup_no,ts,players_seated,banker_id,banker_seat,bank_event,bank_cents,mode,player_id,player_cards,banker_cards,third_face_up,outcome,banker_result_cents,cagnotte_cents,garage_cents,garage_kind,bank_after_cents,stop_card,status"
 GOOD = "C{n},T1,S1,{n},2026-03-01T21:0{n}:05+01:00,5,B1,1,initial,10000,rules,P2,9S 8H,TC 7D,,tie,0,0,0,,10000,false,settled"
@@ -205,6 +208,40 @@ def test_parquet_directory_of_partitions(tmp_path: Path) -> None:
     bundle = load_bundle(tmp_path)
     assert list(bundle.frames["cdf_coups"]["coup_id"]) == ["C1", "C2", "C3"]
     assert [f.name for f in bundle.files if f.table == "cdf_coups"] == ["cdf_coups/2026-03-01.parquet", "cdf_coups/2026-03-02.parquet"]
+
+
+def test_parquet_enums_are_typed_alike_however_each_partition_holds_them(tmp_path: Path) -> None:
+    # Enum columns are read from Parquet as categories, each file with its own: plain text, a value
+    # outside the format, Arrow dictionaries in another order, text without the UTF-8 annotation.
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    part = tmp_path / "cdf_coups"
+    part.mkdir()
+    days = {
+        "2026-03-01": [coup("C1"), coup("C2", outcome="banker")],
+        "2026-03-02": [coup("C3", bank_event="stolen"), coup("C4", outcome="player")],
+        "2026-03-03": [coup("C5", status="void", outcome=None), coup("C6", mode="free")],
+        "2026-03-04": [coup("C7", bank_event="auction")],
+    }
+    for day, rows in days.items():
+        table = pa.Table.from_pandas(pd.DataFrame(rows), preserve_index=False).replace_schema_metadata(None)
+        if day == "2026-03-03":  # dictionaries whose order is not the format's
+            for name in ("status", "outcome", "mode", "bank_event"):
+                table = table.set_column(table.schema.get_field_index(name), name, table[name].dictionary_encode())
+        if day == "2026-03-04":  # text written as bytes
+            table = table.set_column(table.schema.get_field_index("mode"), "mode", table["mode"].cast(pa.binary()))
+        pq.write_table(table, part / f"{day}.parquet")
+    bundle = load_bundle(tmp_path)
+    q = bundle.quarantine
+    assert list(zip(q["file"], q["line"], q["value"], strict=True)) == [("cdf_coups/2026-03-02.parquet", 1, "stolen")]
+    assert q.iloc[0]["reason"].startswith("bank_event: not one of initial|")
+    c = bundle.frames["cdf_coups"].set_index("coup_id")
+    assert list(c.index) == ["C1", "C2", "C4", "C5", "C6", "C7"]
+    assert [None if pd.isna(v) else v for v in c["outcome"]] == ["tie", "banker", "player", None, "tie", "tie"]
+    assert c["status"].astype(str).tolist() == ["settled"] * 3 + ["void"] + ["settled"] * 2
+    assert c["mode"].astype(str).tolist() == ["rules"] * 4 + ["free", "rules"]
+    assert c["bank_event"].astype(str).tolist() == ["initial", "retained", "retained", "retained", "retained", "auction"]
+    for name in ("outcome", "status", "mode", "bank_event"):
+        assert list(c[name].cat.categories) == list(CDF_COUPS.column(name).values), name
 
 
 def test_parquet_timestamp_without_time_zone_is_refused(tmp_path: Path) -> None:

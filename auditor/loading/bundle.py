@@ -21,6 +21,7 @@ from typing import TypeVar
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from pandas.api.types import union_categoricals
 
 from auditor.frames import arrow, first_occurrences, isin, positions
 from auditor.loading.coerce import as_text, coerce, finalize_dtypes
@@ -271,6 +272,7 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
     raws: list[tuple[RawTable, SourceFile]] = []
     text_columns = [c.name for c in table.columns if c.type in ("str", "enum", "cards", "timestamp", "date")]
     int_columns = [c.name for c in table.columns if c.type == "int"]
+    enum_columns = [c.name for c in table.columns if c.type == "enum"]
     for path, name in files:
         if root is not None and not inside_bundle(root, path):
             sources.append(SourceFile(name=name, table=table.name, sha256="", error=OUTSIDE))
@@ -279,7 +281,7 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
         source = SourceFile(name=name, table=table.name, sha256=sha256_of(path))
         sources.append(source)
         try:
-            raw = read_raw(path, text_columns, int_columns)
+            raw = read_raw(path, text_columns, int_columns, enum_columns)
         except UnreadableFile as exc:
             source.error = str(exc)
             quarantine.append(_unreadable(table, name, str(exc)))
@@ -298,7 +300,7 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
             raws.append((raw, source))
     if not raws:
         return LoadedFiles(sources, pd.DataFrame(), quarantine, pd.Series([], dtype=object), np.zeros(0, dtype=bool))
-    frame = raws[0][0].frame if len(raws) == 1 else pd.concat([r.frame for r, _ in raws], ignore_index=True)
+    frame = raws[0][0].frame if len(raws) == 1 else concat_cells([r.frame for r, _ in raws])
     lines = raws[0][0].lines if len(raws) == 1 else np.concatenate([r.lines for r, _ in raws])
     # Each row's file as the Categorical's codes: a byte a row for fewer than 128 files (pandas would
     # narrow wider codes with a copy), the file names looked up only for the rows quarantined.
@@ -318,6 +320,22 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
     typed["_line"] = pd.Series(lines, index=typed.index, copy=False)
     own = ids["own_id"] if "own_id" in ids else pd.Series([], dtype=object)
     return LoadedFiles(sources, typed, [q for q in quarantine if len(q)], own, ~bad)
+
+
+def concat_cells(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """The cells of several files, one after another. A column every file read as categories stays
+    categories (pandas would decode it to text when the files' categories differ, as they do when a
+    file holds a value outside the format's, or holds them in another order)."""
+    def categories(c: str) -> list[pd.CategoricalDtype] | None:
+        dtypes = [f[c].dtype if c in f.columns else None for f in frames]
+        return dtypes if all(isinstance(d, pd.CategoricalDtype) for d in dtypes) else None  # type: ignore[return-value]
+
+    differing = [c for c in frames[0].columns if (d := categories(c)) is not None and len(set(d)) > 1
+                 and len({x.categories.dtype for x in d}) == 1]  # union_categoricals takes one kind of category
+    frame = pd.concat([f.drop(columns=differing) for f in frames], ignore_index=True)
+    for c in differing:
+        frame[c] = pd.Series(union_categoricals([f[c] for f in frames]), index=frame.index, copy=False)
+    return frame
 
 
 def clean_rows(table: Table, typed: pd.DataFrame, keep: np.ndarray, consume: bool = False) -> pd.DataFrame:

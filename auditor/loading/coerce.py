@@ -193,8 +193,10 @@ def _parse_enum(raw: pd.Series, column: Column) -> tuple[pd.Series, pd.Series, s
     """An enum column as a Categorical of the format's names (a value outside them is a bad cell,
     and missing among the values): a byte a row instead of its text, compared by code. The rules
     compare enums with scalars or through `frames.equal`/`codes_in`; 13M rows of the benchmark:
-    whole audit 4.55-5.03 -> 4.08-4.36 s, peak 3.2-3.5 -> 2.8-3.0 GB (four alternating runs)."""
-    text = as_text(raw)
+    whole audit 4.55-5.03 -> 4.08-4.36 s, peak 3.2-3.5 -> 2.8-3.0 GB (four alternating runs).
+    Cells read as categories (Parquet text) are looked up a category at a time, not as text a row
+    at a time."""
+    text = raw if isinstance(raw.dtype, pd.CategoricalDtype) else as_text(raw)
     names = list(column.values)
     codes = codes_in(text, names)
     bad = pd.Series(text.notna().to_numpy() & (codes < 0), index=text.index)
@@ -245,7 +247,7 @@ def coerce(table: Table, raw: pd.DataFrame) -> tuple[pd.DataFrame, list[CellErro
     status = None
     settled: pd.Series | None = None  # rows whose status is settled, worked out once for every column required then
     if "status" in raw.columns:
-        status = as_text(raw["status"])
+        status = raw["status"] if isinstance(raw["status"].dtype, pd.CategoricalDtype) else as_text(raw["status"])
     for column in table.columns:
         if column.name not in raw.columns:
             out[column.name] = _null_frame(column, len(raw), raw.index)

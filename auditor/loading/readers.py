@@ -63,9 +63,12 @@ def file_format(path: Path) -> str:
     raise UnreadableFile(f"unknown file type: {path.name}")
 
 
-def read_raw(path: Path, text_columns: list[str] | None = None, int_columns: list[str] | None = None) -> RawTable:
+def read_raw(
+    path: Path, text_columns: list[str] | None = None, int_columns: list[str] | None = None, enum_columns: list[str] | None = None
+) -> RawTable:
     """`text_columns`: columns the format holds as text (ids, enums, times), read as strings as written;
-    `int_columns`: the integers, read as written (JSONL)."""
+    `int_columns`: the integers, read as written (JSONL); `enum_columns`: the enums, read from Parquet
+    as categories where the file holds them as text."""
     fmt = file_format(path)
     try:
         if fmt in ("csv", "csv.gz"):
@@ -73,7 +76,7 @@ def read_raw(path: Path, text_columns: list[str] | None = None, int_columns: lis
         if fmt in ("jsonl", "jsonl.gz"):
             return read_jsonl(path, text_columns, int_columns)
         if fmt == "parquet":
-            return read_parquet(path)
+            return read_parquet(path, enum_columns)
     except UnreadableFile:
         raise
     except (OSError, EOFError, zlib.error, pa.ArrowException, ValueError, UnicodeDecodeError, TypeError, OverflowError) as exc:
@@ -103,15 +106,23 @@ def _limit(name: str, default: int) -> int:
     return int(value)
 
 
-def open_parquet(path: Path) -> pq.ParquetFile:
+def open_parquet(path: Path, categories: list[str] | None = None) -> pq.ParquetFile:
     """The file opened (its footer read), refused (UnreadableFile) when the footer claims more rows
-    than AUDITOR_MAX_PARQUET_ROWS."""
+    than AUDITOR_MAX_PARQUET_ROWS. `categories`: columns to read as Arrow dictionaries (pandas
+    categories) where the file holds them as text, top-level."""
     limit = _limit("AUDITOR_MAX_PARQUET_ROWS", MAX_PARQUET_ROWS)
     parquet = pq.ParquetFile(path)
     rows = parquet.metadata.num_rows
     if rows > limit:
         raise UnreadableFile(f"{rows:,} rows, more than {limit:,} (AUDITOR_MAX_PARQUET_ROWS): not read; "
                              "split the table into Parquet partitions and audit it --by-partition")
+    schema = parquet.schema_arrow
+    # Arrow asks for a dictionary by name and fails on a name the file lacks; a nested or repeated
+    # name is left to the ordinary read (and to `parquet_frame`, which refuses repeated names).
+    text = [n for n in categories or () if schema.get_field_index(n) >= 0
+            and (pa.types.is_string(t := schema.field(n).type) or pa.types.is_large_string(t))]
+    if text:
+        parquet = pq.ParquetFile(path, metadata=parquet.metadata, read_dictionary=text)
     return parquet
 
 
@@ -514,8 +525,10 @@ def _read_jsonl_careful(data: bytes) -> RawTable:
     return RawTable(frame, np.asarray(lines, dtype=np.int64), errors)
 
 
-def read_parquet(path: Path) -> RawTable:
-    frame = parquet_frame(open_parquet(path).read())
+def read_parquet(path: Path, enum_columns: list[str] | None = None) -> RawTable:
+    """`enum_columns` read as categories: a value a few bytes a row, not decoded to 4M strings that
+    the typing looks up again one by one (the typing takes their few categories instead)."""
+    frame = parquet_frame(open_parquet(path, enum_columns).read())
     return RawTable(frame, np.arange(1, len(frame) + 1, dtype=np.int64))
 
 
