@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-from pandas.api.types import union_categoricals
 
 from auditor.frames import arrow, is_arrow_text, iso_arrow, iso_text, text_array, text_series
 from auditor.figures import table_figures
@@ -223,12 +222,25 @@ def _gather(chunks: list[pd.Series], rows: np.ndarray) -> pd.Series:
     are; other columns are joined first (as pandas' concat would type them)."""
     index = pd.RangeIndex(len(rows))
     if all(isinstance(c.dtype, pd.CategoricalDtype) for c in chunks):
-        # Categories in text order, so that grouping by them orders as grouping text would.
-        return pd.Series(union_categoricals([c.array for c in chunks], sort_categories=True).take(rows), index=index, copy=False)
+        return pd.Series(_gathered_categories(chunks, rows), index=index, copy=False)
     if all(is_arrow_text(c) for c in chunks):
         text = pa.chunked_array([arrow(c).cast(pa.large_string()) for c in chunks], type=pa.large_string())
         return text_series(text.take(pa.array(rows)).combine_chunks(), index)
     return pd.Series(_joined(chunks).array.take(rows), index=index, copy=False)
+
+
+def _gathered_categories(chunks: list[pd.Series], rows: np.ndarray) -> pd.Categorical:
+    """The values at `rows` of categorical chunks laid end to end, with the chunks' categories in
+    text order (grouping by them then orders as grouping text would). These are a rule's own fields
+    (code, name, severity, game, citation), one category per rule: each chunk's codes are recoded
+    through a lookup of its few categories. pandas' `union_categoricals` and `get_indexer` cost
+    ~0.5 ms a chunk: 0.24 s over the month's 68 chunks of five columns, 17 ms this way."""
+    arrays: list[pd.Categorical] = [c.array for c in chunks]  # type: ignore[misc]
+    names = [list(a.categories) for a in arrays]
+    categories = sorted(set().union(*names))  # the rules' own names: text
+    number = {name: i for i, name in enumerate(categories)}
+    codes = np.concatenate([np.array([number[n] for n in own] + [-1], dtype=np.int64)[a.codes] for a, own in zip(arrays, names, strict=True)])
+    return pd.Categorical.from_codes(codes[rows], categories=pd.Index(categories))
 
 
 def _joined_sort_key(chunks: list[pd.Series]) -> pa.Array:
