@@ -48,6 +48,19 @@ def isin(series: pd.Series, values: object) -> np.ndarray:
     return hit.to_numpy(zero_copy_only=False).astype(bool, copy=False)
 
 
+def among(values: pd.Series, names: tuple[str, ...]) -> np.ndarray:
+    """values.isin(names) as numpy bools, for a few names: an enum column (Categorical) is compared
+    by code, a name at a time (pandas' isin of a Categorical: 40 ms for 2M stakes; a code compared:
+    1 ms a name); any other column as `isin`."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes = values.cat.codes.to_numpy()
+        out = np.zeros(len(values), dtype=bool)
+        for code in np.flatnonzero(values.cat.categories.isin(list(names))):
+            out |= codes == code
+        return out
+    return isin(values, list(names))
+
+
 def positions(keys: pd.Series | pa.Array, ids: pd.Series | pa.Array) -> np.ndarray:
     """For each key, the position of the first row of `ids` that holds it, or -1 (nulls never match)."""
     if len(keys) == 0:

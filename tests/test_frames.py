@@ -9,7 +9,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from auditor.frames import codes_in, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key, named, positions, repeated_ids, stable_sorted
+from auditor.frames import among, codes_in, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key, named, positions, repeated_ids, stable_sorted
 
 
 def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -416,3 +416,12 @@ def test_codes_in_locates_text_and_enum_values_among_names() -> None:
     names = ["asos", "petit", "gran"]
     assert codes_in(pd.Series(["gran", None, "none", "asos"], dtype="str"), names).tolist() == [2, -1, -1, 0]
     assert codes_in(_enum(["gran", None, "none", "asos"], ["none", "asos", "gran"]), names).tolist() == [2, -1, -1, 0]
+
+
+@pytest.mark.parametrize("enum", [True, False])
+def test_among_is_isin_for_an_enum_or_text_column_and_a_missing_value_is_never_among(enum: bool) -> None:
+    values = ["banc", None, "punt", "banc_seguit", "abonament", "banc"]
+    series = _enum(values, ["punt", "banc", "banc_seguit", "abonament"]) if enum else pd.Series(values, dtype="str")
+    for names in [("banc", "banc_seguit"), ("punt",), ("nowhere",), ("banc", "nowhere"), ()]:
+        expected = series.isin(names).to_numpy(dtype=bool) & series.notna().to_numpy()
+        assert among(series, names).tolist() == expected.tolist(), names

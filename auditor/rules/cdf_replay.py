@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import fixed_width_bytes, join_on_key, named, stable_sorted
+from auditor.frames import among, fixed_width_bytes, join_on_key, named, stable_sorted
 from auditor.rules.base import Context
 from auditor.schema import REPLAY_ORDER
 
@@ -122,7 +122,7 @@ def _stake_aggregates(stakes: pd.DataFrame, at: np.ndarray, n: int) -> dict[str,
     mine = at >= 0
     at = at[mine]
     kind = stakes["kind"][mine]
-    punt_side = kind.isin(PUNT_SIDE).to_numpy(dtype=bool)
+    punt_side = among(kind, PUNT_SIDE)
     abon = (kind == "abonament").to_numpy(dtype=bool)
     res = stakes["result_cents"][mine].astype("float64").fillna(0).to_numpy()
     amount = stakes["amount_cents"][mine].to_numpy(dtype="float64")
@@ -136,8 +136,8 @@ def _stake_aggregates(stakes: pd.DataFrame, at: np.ndarray, n: int) -> dict[str,
         "abonament_total": total(np.where(abon, amount, 0)),
         "abonament_won": total(np.where(abon, np.clip(res, 0, None), 0)),
         "abonaments": np.bincount(at[abon], minlength=n),
-        "bancs": np.bincount(at[kind.isin(BANC_KINDS).to_numpy(dtype=bool)], minlength=n),
-        "any_banc": np.bincount(at[kind.isin((*BANC_KINDS, "banc_amb_la_taula")).to_numpy(dtype=bool)], minlength=n),
+        "bancs": np.bincount(at[among(kind, BANC_KINDS)], minlength=n),
+        "any_banc": np.bincount(at[among(kind, (*BANC_KINDS, "banc_amb_la_taula"))], minlength=n),
         "stakes": np.bincount(at, minlength=n),
     }
 

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from auditor.frames import arrow, equal, in_sorted
+from auditor.frames import among, arrow, equal, in_sorted
 from auditor.rules import cdf_replay as cdf
 from auditor.rules.base import Context, at_least, hits, no_hits, rule
 
@@ -142,7 +142,7 @@ def point_minimum(ctx: Context) -> pd.DataFrame:
     Passes: minimum 1,000, punt 1,000. Fails: minimum 1,000, punt 500.
     """
     s = cdf.stakes(ctx)
-    bad = (s["kind"].isin(cdf.PUNT_SIDE) & (s["amount_cents"] < s["min_cents"])).fillna(False)
+    bad = (among(s["kind"], cdf.PUNT_SIDE) & (s["amount_cents"] < s["min_cents"])).fillna(False)
     return hits(s, bad, round_col="coup_id", item_col="stake_id", expected=s["min_cents"].astype("Int64"), observed=s["amount_cents"])
 
 
@@ -283,7 +283,7 @@ def bank_never_decreased(ctx: Context) -> pd.DataFrame:
     Passes: previous coup left 19,500, this coup's bank 19,500. Fails: this coup's bank 15,000.
     """
     c = cdf.coups(ctx)
-    kept = c["bank_event"].isin(("retained", "shoe_carryover")) & c["has_prev"]
+    kept = among(c["bank_event"], ("retained", "shoe_carryover")) & c["has_prev"]
     bad = kept & (c["bank_cents"] < c["prev_bank_after_cents"]).fillna(False)
     return hits(c, bad, round_col="coup_id", expected=lambda f: at_least(f["prev_bank_after_cents"]), observed=c["bank_cents"])
 
@@ -337,7 +337,7 @@ def takeover_amount(ctx: Context) -> pd.DataFrame:
     Passes: banker wins leaving 20,000 and passes; the next banker starts with 20,000. Fails: 15,000.
     """
     c = cdf.coups(ctx)
-    passed = c["has_prev"] & ~c["prev_lost"] & c["bank_event"].isin(("rotation", "auction", "reacquired"))
+    passed = c["has_prev"] & ~c["prev_lost"] & among(c["bank_event"], ("rotation", "auction", "reacquired"))
     bad = passed & (c["bank_cents"] < c["prev_bank_after_cents"]).fillna(False)
     return hits(c, bad, round_col="coup_id", expected=lambda f: at_least(f["prev_bank_after_cents"]), observed=c["bank_cents"])
 
@@ -621,7 +621,7 @@ def banc_amount(ctx: Context) -> pd.DataFrame:
     Passes: bank 10,000, banc 10,000. Fails: bank 10,000, banc 9,000.
     """
     s = cdf.stakes(ctx)
-    bad = s["kind"].isin(cdf.BANC_KINDS) & (s["amount_cents"] != s["bank_cents"])
+    bad = among(s["kind"], cdf.BANC_KINDS) & (s["amount_cents"] != s["bank_cents"])
     return hits(s, bad, round_col="coup_id", item_col="stake_id", expected=s["bank_cents"], observed=s["amount_cents"])
 
 
@@ -650,7 +650,7 @@ def banc_seguit_right(ctx: Context) -> pd.DataFrame:
     n_players = len(players.dictionary) + 1
     code = pc.fill_null(players.indices, n_players - 1).to_numpy(zero_copy_only=False)
     at = s["coup_pos"].to_numpy()
-    banc = s["kind"].isin(cdf.BANC_KINDS).to_numpy(dtype=bool) & lost_coup[at]
+    banc = among(s["kind"], cdf.BANC_KINDS) & lost_coup[at]
     lost_pairs = at[banc] * n_players + code[banc]
     is_seguit = ((s["kind"] == "banc_seguit") & s["has_prev"]).to_numpy(dtype=bool)
     ok = in_sorted((at[is_seguit] - 1) * n_players + code[is_seguit], lost_pairs)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import codes_in, equal, is_code, join_on_key, named
+from auditor.frames import among, codes_in, equal, is_code, join_on_key, named
 from auditor.rules.base import Context, hits, iso, no_hits, rule
 from auditor.schema import REPLAY_ORDER, TABLES
 
@@ -222,7 +222,7 @@ def dice_replaced_after_fault(ctx: Context) -> pd.DataFrame:
     Passes: throw 7 off_table with set D1, throw 8 with D2. Fails: throw 8 with D1.
     """
     t = _throws(ctx)
-    bad = t["has_prev"] & t["prev_null_reason"].isin(REPLACE_AFTER) & (t["dice_set_id"] == t["prev_dice_set_id"])
+    bad = t["has_prev"] & among(t["prev_null_reason"], REPLACE_AFTER) & (t["dice_set_id"] == t["prev_dice_set_id"])
     return hits(t, bad, round_col="throw_id", expected=lambda f: "a set other than " + f["prev_dice_set_id"].astype(str), observed=t["dice_set_id"].astype(object))
 
 
