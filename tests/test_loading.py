@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from auditor.cli import app
 from auditor.engine import run_audit
-from auditor.loading import load_bundle
+from auditor.loading import load_bundle, readers
 from auditor.loading.bundle import BundleError, part_order, taken
 from auditor.rules import select_rules
 from auditor.ruleset import load_ruleset
@@ -210,9 +210,12 @@ def test_parquet_directory_of_partitions(tmp_path: Path) -> None:
     assert [f.name for f in bundle.files if f.table == "cdf_coups"] == ["cdf_coups/2026-03-01.parquet", "cdf_coups/2026-03-02.parquet"]
 
 
-def test_parquet_enums_are_typed_alike_however_each_partition_holds_them(tmp_path: Path) -> None:
-    # Enum columns are read from Parquet as categories, each file with its own: plain text, a value
-    # outside the format, Arrow dictionaries in another order, text without the UTF-8 annotation.
+@pytest.mark.parametrize("dictionary_rows", [0, 10**9])
+def test_parquet_enums_are_typed_alike_however_each_partition_holds_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dictionary_rows: int) -> None:
+    # Enum columns of big files are read from Parquet as categories (0: every file's), each file with
+    # its own: plain text, a value outside the format, Arrow dictionaries in another order, text
+    # without the UTF-8 annotation.
+    monkeypatch.setattr(readers, "DICTIONARY_ROWS", dictionary_rows)
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
     part = tmp_path / "cdf_coups"
     part.mkdir()
@@ -230,6 +233,8 @@ def test_parquet_enums_are_typed_alike_however_each_partition_holds_them(tmp_pat
         if day == "2026-03-04":  # text written as bytes
             table = table.set_column(table.schema.get_field_index("mode"), "mode", table["mode"].cast(pa.binary()))
         pq.write_table(table, part / f"{day}.parquet")
+    as_read = readers.read_raw(part / "2026-03-02.parquet", enum_columns=["bank_event"]).frame["bank_event"]
+    assert isinstance(as_read.dtype, pd.CategoricalDtype) == (dictionary_rows == 0)
     bundle = load_bundle(tmp_path)
     q = bundle.quarantine
     assert list(zip(q["file"], q["line"], q["value"], strict=True)) == [("cdf_coups/2026-03-02.parquet", 1, "stolen")]

@@ -326,13 +326,17 @@ def concat_cells(frames: list[pd.DataFrame]) -> pd.DataFrame:
     """The cells of several files, one after another. A column every file read as categories stays
     categories (pandas would decode it to text when the files' categories differ, as they do when a
     file holds a value outside the format's, or holds them in another order)."""
-    def categories(c: str) -> list[pd.CategoricalDtype] | None:
-        dtypes = [f[c].dtype if c in f.columns else None for f in frames]
-        return dtypes if all(isinstance(d, pd.CategoricalDtype) for d in dtypes) else None  # type: ignore[return-value]
+    dtypes = [f.dtypes.to_dict() for f in frames]
 
-    differing = [c for c in frames[0].columns if (d := categories(c)) is not None and len(set(d)) > 1
-                 and len({x.categories.dtype for x in d}) == 1]  # union_categoricals takes one kind of category
-    frame = pd.concat([f.drop(columns=differing) for f in frames], ignore_index=True)
+    def differ(c: str) -> bool:
+        kinds = [d.get(c) for d in dtypes]
+        if not all(isinstance(k, pd.CategoricalDtype) for k in kinds):
+            return False
+        named = {tuple(k.categories) for k in kinds}  # type: ignore[union-attr]
+        return len(named) > 1 and len({k.categories.dtype for k in kinds}) == 1  # type: ignore[union-attr]  # union_categoricals takes one kind
+
+    differing = [c for c, kind in dtypes[0].items() if isinstance(kind, pd.CategoricalDtype) and differ(c)]
+    frame = pd.concat([f.drop(columns=differing) for f in frames] if differing else frames, ignore_index=True)
     for c in differing:
         frame[c] = pd.Series(union_categoricals([f[c] for f in frames]), index=frame.index, copy=False)
     return frame
