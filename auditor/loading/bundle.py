@@ -333,7 +333,8 @@ def concat_cells(frames: list[pd.DataFrame]) -> pd.DataFrame:
         if not all(isinstance(k, pd.CategoricalDtype) for k in kinds):
             return False
         named = {tuple(k.categories) for k in kinds}  # type: ignore[union-attr]
-        return len(named) > 1 and len({k.categories.dtype for k in kinds}) == 1  # type: ignore[union-attr]  # union_categoricals takes one kind
+        # union_categoricals takes categories of one kind only (text, here)
+        return len(named) > 1 and len({k.categories.dtype for k in kinds}) == 1  # type: ignore[union-attr]
 
     differing = [c for c, kind in dtypes[0].items() if isinstance(kind, pd.CategoricalDtype) and differ(c)]
     frame = pd.concat([f.drop(columns=differing) for f in frames] if differing else frames, ignore_index=True)
