@@ -189,14 +189,19 @@ def _parse_str(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
     return as_text(raw), pd.Series(False, index=raw.index), ""
 
 
+def _enum_cells(raw: pd.Series) -> pd.Series:
+    """An enum column's cells: as read when the reader gave categories (Parquet text in a big file),
+    compared a category at a time rather than decoded to text a row at a time; otherwise as text."""
+    return raw if isinstance(raw.dtype, pd.CategoricalDtype) else as_text(raw)
+
+
 def _parse_enum(raw: pd.Series, column: Column) -> tuple[pd.Series, pd.Series, str]:
     """An enum column as a Categorical of the format's names (a value outside them is a bad cell,
     and missing among the values): a byte a row instead of its text, compared by code. The rules
     compare enums with scalars or through `frames.equal`/`codes_in`; 13M rows of the benchmark:
     whole audit 4.55-5.03 -> 4.08-4.36 s, peak 3.2-3.5 -> 2.8-3.0 GB (four alternating runs).
-    Cells read as categories (Parquet text) are looked up a category at a time, not as text a row
-    at a time."""
-    text = raw if isinstance(raw.dtype, pd.CategoricalDtype) else as_text(raw)
+    Cells read as categories (Parquet text) are looked up a category at a time (`_enum_cells`)."""
+    text = _enum_cells(raw)
     names = list(column.values)
     codes = codes_in(text, names)
     bad = pd.Series(text.notna().to_numpy() & (codes < 0), index=text.index)
@@ -247,7 +252,7 @@ def coerce(table: Table, raw: pd.DataFrame) -> tuple[pd.DataFrame, list[CellErro
     status = None
     settled: pd.Series | None = None  # rows whose status is settled, worked out once for every column required then
     if "status" in raw.columns:
-        status = raw["status"] if isinstance(raw["status"].dtype, pd.CategoricalDtype) else as_text(raw["status"])
+        status = _enum_cells(raw["status"])
     for column in table.columns:
         if column.name not in raw.columns:
             out[column.name] = _null_frame(column, len(raw), raw.index)
