@@ -442,6 +442,53 @@ def in_sorted(values: np.ndarray, members: np.ndarray) -> np.ndarray:
     return members[np.minimum(at, len(members) - 1)] == values
 
 
+def order_by(*keys: np.ndarray) -> np.ndarray:
+    """`np.lexsort(keys[::-1])`: the stable order of rows by `keys`, the first the most significant.
+    Keys of whole numbers (floats included, as exact integers) whose ranges multiply below 2**62
+    are packed into one integer key sorted by timsort, which takes in a pass the runs a log comes
+    in (items grouped by their round): 1.5M winning bets by spin and paid_seq, 0.3-0.9 s -> 10-15
+    ms. Other keys (NaN, fractions, wide ranges) go to lexsort."""
+    n = len(keys[0]) if keys else 0
+    if n < 2:
+        return np.arange(n)
+    spans: list[tuple[int, int]] = []
+    total = 1
+    for key in keys:
+        if not _whole_numbers(key):
+            return np.lexsort(keys[::-1])
+        low, high = int(key.min()), int(key.max())
+        total *= high - low + 1
+        if total >= 2**62:
+            return np.lexsort(keys[::-1])
+        spans.append((low, high - low + 1))
+    packed = np.zeros(n, dtype=np.int64)
+    for key, (low, span) in zip(keys, spans):
+        packed *= span
+        packed += key.astype(np.int64) - low if key.dtype.kind == "f" else (key - low).astype(np.int64)
+    return np.argsort(packed, kind="stable")
+
+
+def _whole_numbers(key: np.ndarray) -> bool:
+    """Integers, or floats that all hold integers exactly (no NaN, no fraction, below 2**53)."""
+    if key.dtype.kind in "iu":
+        return True
+    return key.dtype.kind == "f" and bool(np.isfinite(key).all() and (np.abs(key) < 2.0**53).all() and (key == np.floor(key)).all())
+
+
+def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(values, return_inverse=True)` for one-dimensional integers, by timsort: items come
+    grouped by their round, nearly in order, runs it takes in a pass (2M stake keys: 14 ms, the
+    quicksort of np.unique 93 ms); on values in no order (a shuffled log) it is a quarter slower."""
+    if len(values) == 0:
+        return values.copy(), np.zeros(0, dtype=np.intp)
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    new = np.r_[True, ordered[1:] != ordered[:-1]]
+    inverse = np.empty(len(values), dtype=np.intp)
+    inverse[order] = np.cumsum(new) - 1
+    return ordered[new], inverse
+
+
 def fixed_width_bytes(series: pd.Series, width: int) -> np.ndarray:
     """ASCII strings right-padded with spaces to `width`, as an (n, width) uint8 matrix, without
     creating a Python object per row. Longer strings are cut."""

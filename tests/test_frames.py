@@ -9,7 +9,10 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from auditor.frames import among, codes_in, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key, named, positions, repeated_ids, stable_sorted
+from auditor.frames import (
+    among, codes_in, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key, named, order_by, positions, repeated_ids,
+    stable_sorted, unique_inverse,
+)
 
 
 def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -425,3 +428,43 @@ def test_among_is_isin_for_an_enum_or_text_column_and_a_missing_value_is_never_a
     for names in [("banc", "banc_seguit"), ("punt",), ("nowhere",), ("banc", "nowhere"), ()]:
         expected = series.isin(names).to_numpy(dtype=bool) & series.notna().to_numpy()
         assert among(series, names).tolist() == expected.tolist(), names
+
+
+def _keys(kind: str, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    """Two sort keys as rules pass them: items grouped by their round (nearly in order), shuffled,
+    whole floats (a nullable integer column as floats), fractions and NaN, or ranges too wide to
+    pack into one integer."""
+    rounds = np.repeat(np.arange(300), rng.integers(1, 5, 300))
+    seq = rng.integers(-3, 4, len(rounds))
+    if kind == "shuffled":
+        at = rng.permutation(len(rounds))
+        return rounds[at], seq[at]
+    if kind == "whole floats":
+        return rounds, seq.astype("float64")
+    if kind == "fractions and NaN":
+        frac = seq / 2.0
+        frac[::7] = np.nan
+        return rounds, frac
+    if kind == "wide":
+        return rounds.astype(np.int64) * 2**40, seq.astype(np.int64) * 2**30
+    return rounds, seq
+
+
+@pytest.mark.parametrize("kind", ["grouped", "shuffled", "whole floats", "fractions and NaN", "wide"])
+def test_order_by_is_numpys_lexsort_with_the_first_key_most_significant(kind: str) -> None:
+    keys = _keys(kind, np.random.default_rng(7))
+    assert np.array_equal(order_by(*keys), np.lexsort(keys[::-1]))
+
+
+def test_order_by_orders_nothing_and_one_row() -> None:
+    assert order_by(np.zeros(0, dtype=np.int64)).tolist() == [] and order_by(np.array([5]), np.array([2.5])).tolist() == [0]
+
+
+@pytest.mark.parametrize("kind", ["grouped", "shuffled"])
+def test_unique_inverse_is_numpys_unique_with_its_inverse(kind: str) -> None:
+    rounds, seq = _keys(kind, np.random.default_rng(11))
+    values = rounds.astype(np.int64) * 10 + seq
+    distinct, inverse = unique_inverse(values)
+    expected_distinct, expected_inverse = np.unique(values, return_inverse=True)
+    assert np.array_equal(distinct, expected_distinct) and np.array_equal(inverse, expected_inverse)
+    assert len(unique_inverse(np.zeros(0, dtype=np.int64))[0]) == 0

@@ -131,6 +131,21 @@ def test_whl210_payout_order(tmp_path: Path) -> None:
     assert found(f) == [("W1-1", None)] and list(f["observed"]) == ["5000 2500"]
 
 
+def test_whl210_bets_paid_at_one_step_are_not_ordered_among_themselves(tmp_path: Path) -> None:
+    win = {"symbol": "7", "stake_returned": True}
+    bets = [  # W1-1: two bets at step 1 (2,000 and 500), then 1,000 at step 2: 2,000 came before 1,000
+            bet("B1", payout_cents=2000, paid_seq=1, **win), bet("B2", payout_cents=500, paid_seq=1, **win),
+            bet("B3", payout_cents=1000, paid_seq=2, **win),
+            # W1-2: 500 and 500 at step 1, then 2,000; unrecorded steps count as paid last
+            bet("B4", "W1-2", n=2, payout_cents=2000, paid_seq=2, **win), bet("B5", "W1-2", n=2, payout_cents=500, paid_seq=1, **win),
+            bet("B6", "W1-2", n=2, payout_cents=500, paid_seq=1, **win), bet("B7", "W1-2", n=2, payout_cents=3000, paid_seq=None, **win),
+            bet("B8", "W1-2", n=2, payout_cents=2500, paid_seq=None, **win),
+            # W1-3: an unrecorded step (paid last) smaller than a recorded one
+            bet("B9", "W1-3", n=3, payout_cents=2000, paid_seq=1, **win), bet("B10", "W1-3", n=3, payout_cents=500, paid_seq=None, **win)]
+    f = audit(tmp_path, wheel([spin("W1-1", 1), spin("W1-2", 2), spin("W1-3", 3)], bets), "WHL210")
+    assert found(f) == [("W1-1", None), ("W1-3", None)] and list(f["observed"]) == ["500 2000 1000", "2000 500"]
+
+
 def test_whl211_stake_limits(tmp_path: Path) -> None:
     bets = [bet("B1", stake=500, symbol="24"), bet("B2", stake=400, symbol="24"), bet("B3", stake=50000, symbol="24"), bet("B4", stake=50100, symbol="24")]
     assert found(audit(tmp_path, wheel([spin()], bets), "WHL211")) == [("W1-1", "B2"), ("W1-1", "B4")]

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from auditor.frames import among, arrow, equal, in_sorted
+from auditor.frames import among, arrow, equal, in_sorted, unique_inverse
 from auditor.rules import cdf_replay as cdf
 from auditor.rules.base import Context, at_least, hits, no_hits, rule
 
@@ -679,7 +679,7 @@ def cards_to_highest_stake(ctx: Context) -> pd.DataFrame:
     players = pc.dictionary_encode(arrow(seated["player_id"]))
     n_players = len(players.dictionary) + 1
     pair = seated["coup_pos"].to_numpy() * n_players + pc.fill_null(players.indices, -1).to_numpy(zero_copy_only=False)
-    pairs, group = np.unique(pair, return_inverse=True)
+    pairs, group = unique_inverse(pair)
     totals = np.bincount(group, weights=seated["amount_cents"].to_numpy(dtype="float64"), minlength=len(pairs))
     pair_coup = pairs // n_players
     top = np.full(len(c), -np.inf)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import codes_in, is_code, join_on_key, named, positions
+from auditor.frames import codes_in, is_code, join_on_key, named, order_by, positions
 from auditor.rules.base import Context, at_least, hits, iso, no_hits, rule
 from auditor.schema import REPLAY_ORDER, TABLES
 
@@ -282,7 +282,8 @@ def bet_during_payout(ctx: Context) -> pd.DataFrame:
 )
 def payout_order(ctx: Context) -> pd.DataFrame:
     """The winning bets of a settled spin (payout > 0), taken in paid_seq order, have payouts that
-    never decrease. Reported on the spin.
+    never decrease. Bets given the same paid_seq, or none (taken as paid last), are not ordered
+    among themselves. Reported on the spin.
 
     Passes: paid_seq 1, 2, 3 with payouts 500, 2,000, 2,000. Fails: 2,000 then 500.
     """
@@ -290,22 +291,28 @@ def payout_order(ctx: Context) -> pd.DataFrame:
     w = b.loc[(b["settled"] & (b["payout_cents"] > 0)).to_numpy(dtype=bool), ["spin_pos", "paid_seq", "payout_cents"]]
     if w.empty:
         return no_hits()
-    # By spin position, paid_seq (unrecorded last), then payout: integers, no id hashed.
+    # By spin position, then paid_seq (unrecorded last): integers, no id hashed.
     at = w["spin_pos"].to_numpy()
     seq = w["paid_seq"].astype("float64").fillna(np.inf).to_numpy()
-    payout = w["payout_cents"].to_numpy(dtype="float64")
-    order = np.lexsort((payout, seq, at))
-    at, payout = at[order], payout[order]
-    drop = (at[1:] == at[:-1]) & (payout[1:] < payout[:-1])
-    bad = np.unique(at[1:][drop])
+    finite = np.isfinite(seq)
+    last = seq[finite].max() + 1 if finite.any() else 0.0
+    order = order_by(at, np.where(finite, seq, last))
+    at, seq, payout = at[order], seq[order], w["payout_cents"].to_numpy(dtype="float64")[order]
+    # Bets paid at one step (a paid_seq given twice, or none) are not ordered among themselves:
+    # between two steps of a spin, the largest payout of the first must not exceed the smallest of
+    # the next.
+    step = np.flatnonzero(np.r_[True, (at[1:] != at[:-1]) | (seq[1:] != seq[:-1])])
+    most, least, spin = np.maximum.reduceat(payout, step), np.minimum.reduceat(payout, step), at[step]
+    bad = np.unique(spin[1:][(spin[1:] == spin[:-1]) & (least[1:] < most[:-1])])
     if not len(bad):
         return no_hits()
     s = _spins(ctx)
     sel = s.iloc[bad]
-    # The flagged spins' payouts, in paid order: `at` is sorted, so each spin's are one run, and the
-    # runs come in the order of `bad`.
+    # The flagged spins' payouts in paid order, a step's smallest first: sorted by spin, each
+    # spin's are one run, and the runs come in the order of `bad`.
     mine = np.isin(at, bad)
-    spin, paid = at[mine], payout[mine].astype(np.int64).astype(str)
+    shown = np.lexsort((payout[mine], seq[mine], at[mine]))
+    spin, paid = at[mine][shown], payout[mine][shown].astype(np.int64).astype(str)
     starts = np.flatnonzero(spin[1:] != spin[:-1]) + 1
     observed = [" ".join(run) for run in np.split(paid, starts)]
     return hits(sel, round_col="spin_id", expected="payouts in increasing order", observed=pd.Series(observed, index=sel.index, dtype=object))
