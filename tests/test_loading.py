@@ -48,6 +48,8 @@ def _reasons(bundle) -> dict[int, str]:
     ("coup_no", "2.5", "not an integer"),
     ("bank_cents", "4611686018427387904", "not an integer of at most 18 digits"),
     ("bank_cents", "-100", "negative amount of money"),
+    ("coup_no", "0", "below 1"),
+    ("banker_seat", "-1", "below 0"),
     ("bank_event", "stolen", "not one of"),
     ("player_cards", "9S 8X", "malformed cards"),
     ("player_cards", "9S", "malformed cards"),
@@ -275,6 +277,8 @@ def _coups_parquet(path: Path, change) -> pa.Table:
     ("players_seated", pa.array([5.0, 5.5]), "not a whole number"),  # metadata still says int64
     ("ts", pa.array([0, 2**62], pa.int64()).cast(pa.timestamp("us", tz="UTC")), "outside the years 1678-2261"),
     ("bank_cents", pa.array([1000, 2**64 - 5], pa.uint64()), "beyond the 64-bit range"),
+    ("banker_seat", pa.array([None, -1], pa.int64()), "below 0"),  # nulls: pandas' nullable integers
+    ("players_seated", pa.array([4.0, -2.0], pa.float64()), "below 0"),
 ])
 def test_parquet_is_typed_by_its_arrow_types_not_its_pandas_metadata(tmp_path: Path, name: str, values: pa.Array, reason: str) -> None:
     _coups_parquet(tmp_path, lambda t: (name, values))
@@ -626,3 +630,19 @@ def test_clean_rows_are_copied_a_column_at_a_time_with_every_kind_of_column_kept
     out = taken(frame, np.array([True, False, True, True]), consume=consume)
     pd.testing.assert_frame_equal(out, expected)
     assert list(frame.columns) == ([] if consume else list(expected.columns))
+
+
+@pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
+@pytest.mark.parametrize("tz", [None, "UTC", "Asia/Kolkata"])
+def test_times_out_of_range_are_those_pandas_compares_beyond_the_bounds(unit: str, tz: str | None) -> None:
+    from auditor.loading.coerce import EARLIEST, LATEST, _out_of_range
+
+    tick = pd.Timedelta(1, unit=unit)
+    lo, hi = (EARLIEST.tz_localize(tz), LATEST.tz_localize(tz)) if tz else (EARLIEST, LATEST)
+    near = [lo - tick, lo, lo + tick, hi - tick, hi, hi + tick, pd.Timestamp("2026-03-01", tz=tz), None]
+    if unit != "ns":  # beyond the years nanoseconds can hold
+        near += [pd.Timestamp("1000-01-01", tz=tz).as_unit(unit), pd.Timestamp("3000-01-01", tz=tz).as_unit(unit)]
+    values = pd.Series(pd.array([t.as_unit(unit) if t is not None else None for t in near], dtype=f"datetime64[{unit}, {tz}]" if tz else f"datetime64[{unit}]"))
+    expected = ((values < lo) | (values > hi)).fillna(False).astype(bool)
+    assert _out_of_range(values).tolist() == expected.tolist() and expected.sum() >= 2
+
