@@ -113,20 +113,21 @@ def ensure_shuffled(bundle: Path) -> Path:
     return shuffled
 
 
-def pyarrow_read(bundle: Path, into_pandas: bool = False) -> tuple[float, int]:
-    """Seconds to read every Parquet file of the bundle, and its rows. `into_pandas`: the same read
-    converted to pandas frames, untyped and unchecked — what any dataframe audit pays before its
-    first rule, printed so that the ratio to the bare read can be judged against it."""
+def pyarrow_read(bundle: Path, into_pandas: bool = False) -> tuple[float, int, float]:
+    """Seconds to read every Parquet file of the bundle, its rows, and the CPU seconds the read took
+    (all threads). `into_pandas`: the same read converted to pandas frames, untyped and unchecked —
+    what any dataframe audit pays before its first rule, printed so that the ratio to the bare read
+    can be judged against it."""
     import pyarrow.parquet as pq
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     rows = 0
     for path in sorted(bundle.rglob("*.parquet")):
         table = pq.read_table(path)
         rows += table.num_rows
         if into_pandas:
             table.to_pandas()
-    return time.perf_counter() - started, rows
+    return time.perf_counter() - started, rows, time.process_time() - cpu
 
 
 def child_by_partition(bundle: Path, out: Path) -> None:
@@ -161,26 +162,26 @@ def child(bundle: Path, out: Path, workers: int | None) -> None:
 
     set_up_audit_process()  # as the CLI does
     keep_freed_memory()  # as the CLI does for a whole audit
-    t = {}
-    started = time.perf_counter()
+    t, cpu = {}, {}  # wall clock and CPU seconds (every thread's) of each phase
+    started, cpu_started = time.perf_counter(), time.process_time()
     loaded = load_bundle(bundle)
-    t["load"] = time.perf_counter() - started
+    t["load"], cpu["load"] = time.perf_counter() - started, time.process_time() - cpu_started
     # The rows of each game's tables the load kept, items of no audited round (set aside) included.
     held = {name: len(frame) + len(loaded.unmatched.get(name, ())) for name, frame in loaded.frames.items()}
     rows = {game: sum(held.get(name, 0) for name in names) for game, names in GAME_TABLES.items()}
-    mark = time.perf_counter()
+    mark, cpu_mark = time.perf_counter(), time.process_time()
     workers = workers or DEFAULT_WORKERS  # as the CLI
     result = run_audit(loaded, load_ruleset(), select_rules(), lang="ca", workers=workers)
-    t["rules"] = time.perf_counter() - mark
-    mark = time.perf_counter()
+    t["rules"], cpu["rules"] = time.perf_counter() - mark, time.process_time() - cpu_mark
+    mark, cpu_mark = time.perf_counter(), time.process_time()
     out.mkdir(parents=True, exist_ok=True)
     summary = build_summary(result, "major")
     write_summary(summary, out / "summary.json")
     write_violations(result.findings, out / "violations.jsonl")
     write_html(result, summary, out / "report.html")
-    t["outputs"] = time.perf_counter() - mark
-    t["total"] = time.perf_counter() - started
-    report = {"timings": t, "per_game": result.timings, "rows": rows, "findings": int(len(result.findings)), "workers": workers,
+    t["outputs"], cpu["outputs"] = time.perf_counter() - mark, time.process_time() - cpu_mark
+    t["total"], cpu["total"] = time.perf_counter() - started, time.process_time() - cpu_started
+    report = {"timings": t, "cpu": cpu, "per_game": result.timings, "rows": rows, "findings": int(len(result.findings)), "workers": workers,
               "rows_read": sum(f.rows_read for f in loaded.files), "report_bytes": (out / "report.html").stat().st_size,
               "peak_gib": own_peak_gib()}
     print("RESULT " + json.dumps(report))
@@ -426,7 +427,7 @@ def main() -> None:
     args.by_partition = args.by_partition or args.copies > 0
     bundle = args.bundle or ROOT / "bench" / "out" / f"month-{args.rounds // 1000}k"
     ensure_bundle(bundle, args.rounds)
-    read_s, read_rows = min((pyarrow_read(bundle) for _ in range(2)), key=lambda x: x[0])
+    read_s, read_rows, read_cpu = min((pyarrow_read(bundle) for _ in range(2)), key=lambda x: x[0])
     pandas_s = min(pyarrow_read(bundle, into_pandas=True)[0] for _ in range(2))
     # The read's freed memory stays with this process's allocator otherwise; held, it made the audit
     # measured next (a child process) 0.5-1.5 s slower: the kernel then has to compact memory to give
@@ -439,21 +440,23 @@ def main() -> None:
     report, peak_gb = measured([sys.executable, __file__, "--child", str(bundle), str(out), *workers])
     if not args.no_pandera:
         report.update(measured([sys.executable, __file__, "--child-pandera", str(bundle)])[0])
-    t = report["timings"]
+    t, cpu = report["timings"], report["cpu"]
     print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}")
     print(f"bundle: {bundle} — {report['rows_read']:,} rows, {report['findings']:,} findings, report.html {report['report_bytes'] / 1e6:.1f} MB")
-    print(f"\npyarrow read of the same files: {read_s:8.2f} s ({read_rows:,} rows)")
+    print(f"\npyarrow read of the same files: {read_s:8.2f} s ({read_rows:,} rows; CPU {read_cpu:.2f} s, every thread)")
     print(f"the same read into pandas:      {pandas_s:8.2f} s   ratio {pandas_s / read_s:.1f}× the read (no typing, no rule)")
     print(f"whole audit, outputs included: {t['total']:8.2f} s   ratio {t['total'] / read_s:.1f}× the read   peak memory {peak_gb:.2f} GiB")
-    print("\nwhere the time goes")
-    print(f"  {'load (read, type, quarantine)':34s} {t['load']:8.2f} s")
-    print(f"  {'rules, all games (wall clock)':34s} {t['rules']:8.2f} s   {report['workers']} game(s) at a time"
+    # CPU seconds: on a machine whose speed varies by the hour they vary less than the wall clock.
+    print(f"  its CPU:                      {cpu['total']:8.2f} s   ratio {cpu['total'] / read_cpu:.1f}× the read's CPU")
+    print("\nwhere the time goes (wall clock; CPU of every thread beside)")
+    print(f"  {'load (read, type, quarantine)':34s} {t['load']:8.2f} s   CPU {cpu['load']:6.2f} s")
+    print(f"  {'rules, all games (wall clock)':34s} {t['rules']:8.2f} s   CPU {cpu['rules']:6.2f} s   {report['workers']} game(s) at a time"
           + (": the per-game times below overlap" if report["workers"] > 1 else ""))
     for game, secs in sorted(report["per_game"].items(), key=lambda kv: -kv[1]):
         rows = report["rows"].get(game, 0)
         rate = f"{rows / secs:12,.0f} rows/s" if rows and secs else ""
         print(f"    {game:32s} {secs:8.2f} s  {rows:>10,} rows {rate}")
-    print(f"  {'outputs (jsonl, summary, html)':34s} {t['outputs']:8.2f} s")
+    print(f"  {'outputs (jsonl, summary, html)':34s} {t['outputs']:8.2f} s   CPU {cpu['outputs']:6.2f} s")
     total_rows = sum(report["rows"].values())
     print(f"\noverall: {total_rows / t['total']:,.0f} rows/s through the whole audit")
     print(f"correctness: {planted_check(bundle, out / 'violations.jsonl')}")
