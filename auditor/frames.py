@@ -531,6 +531,19 @@ def text_array(values: pd.Series) -> pa.Array | None:
     return None
 
 
+def as_categories(values: pd.Series) -> pd.Series:
+    """A text column of few distinct values (a round's table, a replay's outcome) as a Categorical,
+    for a join to gather to millions of items: a code a row, not its text (4M bets' table_id: 50
+    MiB and 30-50 ms of gathered text -> 4 MiB and a few ms). Any other column is returned as it is."""
+    text = None if isinstance(values.dtype, pd.CategoricalDtype) else text_array(values)
+    if text is None:
+        return values
+    encoded = pc.dictionary_encode(text)
+    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+    names = pd.Index(encoded.dictionary.to_pylist(), dtype=object)
+    return pd.Series(pd.Categorical.from_codes(codes, categories=names), index=values.index, copy=False)
+
+
 def named(codes: np.ndarray, names: list[str], index: pd.Index) -> pd.Series:
     """`names[code]` for each code (-1: missing) as pandas' Arrow-backed text, gathered by Arrow from
     the few names: numpy's text from `np.select` becomes pandas text a Python string at a time

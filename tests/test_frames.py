@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 
 from auditor.frames import (
-    among, codes_in, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key, named, order_by, positions, repeated_ids,
+    among, as_categories, codes_in, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key, named, order_by, positions, repeated_ids,
     stable_sorted, unique_inverse,
 )
 
@@ -468,3 +468,22 @@ def test_unique_inverse_is_numpys_unique_with_its_inverse(kind: str) -> None:
     expected_distinct, expected_inverse = np.unique(values, return_inverse=True)
     assert np.array_equal(distinct, expected_distinct) and np.array_equal(inverse, expected_inverse)
     assert len(unique_inverse(np.zeros(0, dtype=np.int64))[0]) == 0
+
+
+def test_as_categories_keeps_every_value_and_missing_and_leaves_other_columns_alone() -> None:
+    text = pd.Series(pd.array(["T2", None, "T1", "T2", "T1"], dtype="str"), index=[5, 6, 7, 8, 9])
+    cats = as_categories(text)
+    assert isinstance(cats.dtype, pd.CategoricalDtype) and list(cats.index) == list(text.index)
+    assert cats.astype(object).where(cats.notna(), None).tolist() == ["T2", None, "T1", "T2", "T1"]
+    numbers = pd.Series([1, 2, 3])
+    assert as_categories(numbers) is numbers and as_categories(cats) is cats
+
+
+def test_hits_name_a_table_gathered_as_categories_as_the_text_it_was() -> None:
+    from auditor.rules.base import hits
+
+    frame = pd.DataFrame({"table_id": pd.array(["T1", "T2", None], dtype="str"), "round_id": pd.array(["r1", "r2", "r3"], dtype="str"),
+                          "ts": pd.to_datetime(["2026-01-01T10:00Z"] * 3, utc=True)})
+    as_text = hits(frame, np.array([True, False, True]), round_col="round_id")
+    as_codes = hits(frame.assign(table_id=as_categories(frame["table_id"])), np.array([True, False, True]), round_col="round_id")
+    pd.testing.assert_frame_equal(as_codes, as_text)

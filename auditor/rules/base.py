@@ -16,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from auditor.frames import is_arrow_text, iso_arrow, stable_sorted, text_series
+from auditor.frames import is_arrow_text, iso_arrow, stable_sorted, text_array, text_series
 from auditor.loading import Bundle
 from auditor.ruleset import Ruleset
 
@@ -203,6 +203,10 @@ def hits(
         # Arrow text stays Arrow text: no Python string per finding (a rule can fire millions of times).
         if name and name in frame and is_arrow_text(frame[name]):
             return frame[name].array
+        if name and name in frame and isinstance(frame[name].dtype, pd.CategoricalDtype):  # ids gathered as codes (`frames.as_categories`)
+            text = text_array(frame[name])
+            if text is not None:
+                return text_series(text, frame.index).array
         return col(name)
 
     columns = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import among, fixed_width_bytes, join_on_key, named, stable_sorted
+from auditor.frames import among, as_categories, fixed_width_bytes, join_on_key, named, stable_sorted
 from auditor.rules.base import Context
 from auditor.schema import REPLAY_ORDER
 
@@ -193,6 +193,8 @@ def stakes(ctx: Context) -> pd.DataFrame:
         cols = ["coup_id", "table_id", "ts", "bank_cents", "min_cents", "true_outcome", "settled", "has_prev"]
         sorted_coups = coups(c)
         at = c.round_positions("cdf_stakes", "coup_id", "cdf_coups", sorted_coups)
+        # The coup's table and true outcome as categories: a code a stake, not its text.
+        sorted_coups = sorted_coups.assign(table_id=as_categories(sorted_coups["table_id"]), true_outcome=as_categories(sorted_coups["true_outcome"]))
         return join_on_key(c.frame("cdf_stakes"), sorted_coups, "coup_id", "coup_id", cols[1:], how="inner", position="coup_pos", at=at)  # type: ignore[arg-type]
 
     return ctx.prepared("cdf_stakes", build)  # type: ignore[return-value]

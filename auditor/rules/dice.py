@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import among, codes_in, equal, is_code, join_on_key, named
+from auditor.frames import among, as_categories, codes_in, equal, is_code, join_on_key, named
 from auditor.rules.base import Context, hits, iso, no_hits, rule
 from auditor.schema import REPLAY_ORDER, TABLES
 
@@ -51,8 +51,9 @@ def _bets(ctx: Context) -> pd.DataFrame:
         cols = ["table_id", "ts", "result_code", "decided", "settled", "touched", "min_cents", "max_cents"]
         t = _throws(c)
         # Each throw's true result as a code among the bets' targets, so that a bet is judged by
-        # comparing codes: no text of the result copied to millions of bets.
-        t = t.assign(result_code=codes_in(t["true_result"], TARGETS), decided=(t["true_result"] != "none").to_numpy(dtype=bool))
+        # comparing codes, and its table as a category: no text copied to millions of bets.
+        t = t.assign(result_code=codes_in(t["true_result"], TARGETS).astype(np.int8), decided=(t["true_result"] != "none").to_numpy(dtype=bool),
+                     table_id=as_categories(t["table_id"]))
         at = c.round_positions("dice_bets", "throw_id", "dice_throws", t)
         b = join_on_key(c.frame("dice_bets"), t, "throw_id", "throw_id", cols, how="inner", position="throw_pos", at=at)
         b["played"] = b["chips_cents"].where(b["placement"] != "boundary", b["chips_cents"] // 2)

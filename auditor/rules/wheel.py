@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import codes_in, is_code, join_on_key, named, order_by, positions
+from auditor.frames import as_categories, codes_in, is_code, join_on_key, named, order_by, positions
 from auditor.rules.base import Context, at_least, hits, iso, no_hits, rule
 from auditor.schema import REPLAY_ORDER, TABLES
 
@@ -80,8 +80,10 @@ def _bets(ctx: Context) -> pd.DataFrame:
         cols = ["table_id", "ts_no_more_bets", "winning_code", "settled", "prev_ts_settled", "min_cents", "max_cents"]
         spins = _spins(c)
         # Payouts are judged by the slot the wheel stopped on; a wrong recorded symbol is WHL206's.
-        # As a code among the bets' symbols: a bet is judged by comparing codes, no text per bet.
-        spins = spins.assign(winning_code=codes_in(spins["layout_symbol"].fillna(spins["symbol"]), SYMBOLS))
+        # As a code among the bets' symbols: a bet is judged by comparing codes, no text per bet;
+        # the spin's table as a category likewise.
+        spins = spins.assign(winning_code=codes_in(spins["layout_symbol"].fillna(spins["symbol"]), SYMBOLS).astype(np.int8),
+                             table_id=as_categories(spins["table_id"]))
         at = c.round_positions("wheel_bets", "spin_id", "wheel_spins", spins)
         b = join_on_key(c.frame("wheel_bets"), spins, "spin_id", "spin_id", cols, how="inner", position="spin_pos", at=at)
         b["ts"] = b["ts_no_more_bets"]  # a spin's ts is its ts_no_more_bets: one gathered column, not two
