@@ -41,6 +41,9 @@ def _throws(ctx: Context) -> pd.DataFrame:
             t["max_cents"] = np.nan
         t["min_cents"] = t["min_cents"].astype("float64")
         t["max_cents"] = t["max_cents"].astype("float64")
+        # The stake limits of each throw (BFR303-BFR305), taken by its bets through `_of_throw`.
+        t["max_small_big"] = np.fmin(t["min_cents"] * c.param("small_big_max_multiple", t["ts"]), t["max_cents"])
+        t["max_asos"] = t["min_cents"] * c.param("asos_max_multiple", t["ts"])
         return t
 
     return ctx.prepared("dice_throws", build)  # type: ignore[return-value]
@@ -48,7 +51,9 @@ def _throws(ctx: Context) -> pd.DataFrame:
 
 def _bets(ctx: Context) -> pd.DataFrame:
     def build(c: Context) -> pd.DataFrame:
-        cols = ["table_id", "ts", "result_code", "decided", "settled", "touched", "min_cents", "max_cents"]
+        # Only what several bet rules read: every column is copied to each of millions of bets (a
+        # throw's limits, which one rule each reads, are gathered by that rule: `_of_throw`).
+        cols = ["table_id", "ts", "result_code", "decided", "settled", "touched"]
         t = _throws(c)
         # Each throw's true result as a code among the bets' targets, so that a bet is judged by
         # comparing codes, and its table as a category: no text copied to millions of bets.
@@ -57,14 +62,16 @@ def _bets(ctx: Context) -> pd.DataFrame:
         at = c.round_positions("dice_bets", "throw_id", "dice_throws", t)
         b = join_on_key(c.frame("dice_bets"), t, "throw_id", "throw_id", cols, how="inner", position="throw_pos", at=at)
         b["played"] = b["chips_cents"].where(b["placement"] != "boundary", b["chips_cents"] // 2)
-        # A parameter that never changed is a scalar: no array of it beside millions of bets.
-        small_big = b["min_cents"] * c.param("small_big_max_multiple", b["ts"])
-        b["max_small_big"] = np.fmin(small_big, b["max_cents"])
-        b["max_asos"] = b["min_cents"] * c.param("asos_max_multiple", b["ts"])
         b["odds"] = c.ruleset.lookup("dice_odds", b["target"], b["ts"])
         return b
 
     return ctx.prepared("dice_bets", build)  # type: ignore[return-value]
+
+
+def _of_throw(ctx: Context, b: pd.DataFrame, column: str) -> pd.Series:
+    """A column of each bet's throw (`_throws`), aligned with the bets `b`: gathered for the rule that
+    reads it, and freed with its result, rather than held beside millions of bets for the game."""
+    return pd.Series(_throws(ctx)[column].to_numpy()[b["throw_pos"].to_numpy()], index=b.index)
 
 
 def _settlement(b: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
@@ -130,7 +137,7 @@ def stake_maximum(ctx: Context) -> pd.DataFrame:
     Passes: min 500, 3,000 on asos. Fails: min 500, 3,500 on asos; 100,500 on petit.
     """
     b = _bets(ctx)
-    limit = b["max_asos"].where(b["target"] == "asos", b["max_small_big"])
+    limit = _of_throw(ctx, b, "max_asos").where(b["target"] == "asos", _of_throw(ctx, b, "max_small_big"))
     bad = (b["played"] > limit).fillna(False)
     return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=lambda f: "<= " + limit[f.index].astype("Int64").astype(str), observed=b["played"])
 
@@ -147,8 +154,9 @@ def stake_minimum(ctx: Context) -> pd.DataFrame:
     Passes: min 500, stake 500. Fails: min 500, a boundary bet of 800 chips (plays 400).
     """
     b = _bets(ctx)
-    bad = (b["played"] < b["min_cents"]).fillna(False)
-    return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=lambda f: ">= " + f["min_cents"].astype("Int64").astype(str), observed=b["played"])
+    minimum = _of_throw(ctx, b, "min_cents")
+    bad = (b["played"] < minimum).fillna(False)
+    return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=lambda f: ">= " + minimum[f.index].astype("Int64").astype(str), observed=b["played"])
 
 
 @rule(
@@ -165,10 +173,10 @@ def boundary_bet(ctx: Context) -> pd.DataFrame:
     """
     b = _bets(ctx)
     # Only the columns read here and by `hits`: a boundary subset of every column is a copy of each.
-    cols = ["table_id", "throw_id", "bet_id", "ts", "target", "chips_cents", "min_cents", "max_small_big", "_file", "_line"]
+    cols = ["table_id", "throw_id", "bet_id", "ts", "target", "chips_cents", "throw_pos", "_file", "_line"]
     b = b.loc[(b["placement"] == "boundary").to_numpy(dtype=bool), cols]
     k = ctx.param_array("boundary_limit_multiple", b["ts"])
-    lo, hi = b["min_cents"] * k, b["max_small_big"] * k
+    lo, hi = _of_throw(ctx, b, "min_cents") * k, _of_throw(ctx, b, "max_small_big") * k
     wrong_target = ~b["target"].isin(("petit", "gran"))
     out_of_range = ((b["chips_cents"] < lo) | (b["chips_cents"] > hi)).fillna(False)
     expected = lambda f: np.where(wrong_target[f.index], "petit or gran", "chips " + lo[f.index].astype("Int64").astype(str) + "–" + hi[f.index].astype("Int64").astype(str))  # noqa: E731

@@ -77,7 +77,8 @@ def _layout_symbols(layout: pd.DataFrame, spins: pd.DataFrame) -> pd.Series:
 def _bets(ctx: Context) -> pd.DataFrame:
     def build(c: Context) -> pd.DataFrame:
         # Only what the bet rules read: every column is copied to each of millions of bets.
-        cols = ["table_id", "ts_no_more_bets", "winning_code", "settled", "prev_ts_settled", "min_cents", "max_cents"]
+        # (the table's limits, which WHL211 alone reads, it gathers itself)
+        cols = ["table_id", "ts_no_more_bets", "winning_code", "settled", "prev_ts_settled"]
         spins = _spins(c)
         # Payouts are judged by the slot the wheel stopped on; a wrong recorded symbol is WHL206's.
         # As a code among the bets' symbols: a bet is judged by comparing codes, no text per bet;
@@ -332,10 +333,15 @@ def stake_limits(ctx: Context) -> pd.DataFrame:
     Passes: limits 500–50,000, stake 1,000. Fails: stake 400; stake 60,000.
     """
     b = _bets(ctx)
-    low = (b["stake_cents"] < b["min_cents"]).fillna(False)
-    high = (b["stake_cents"] > b["max_cents"]).fillna(False)
+    # The spin's table limits for each bet, gathered here alone: not held beside 4M bets for the game.
+    at, s = b["spin_pos"].to_numpy(), _spins(ctx)
+    minimum = pd.Series(s["min_cents"].array.take(at), index=b.index, copy=False)
+    maximum = pd.Series(s["max_cents"].array.take(at), index=b.index, copy=False)
+    low = (b["stake_cents"] < minimum).fillna(False)
+    high = (b["stake_cents"] > maximum).fillna(False)
+
     def limits(f: pd.DataFrame) -> pd.Series:
-        return f["min_cents"].astype("Int64").astype(str) + "–" + f["max_cents"].astype("Int64").astype(str).replace("<NA>", "")
+        return minimum[f.index].astype("Int64").astype(str) + "–" + maximum[f.index].astype("Int64").astype(str).replace("<NA>", "")
 
     return hits(b, low | high, round_col="spin_id", item_col="bet_id", expected=limits, observed=b["stake_cents"])
 
