@@ -346,7 +346,7 @@ def collect_before_pay(ctx: Context) -> pd.DataFrame:
     # a few thousand throws named without a Python call each.
     firsts = np.flatnonzero(at_first & bad[at])
     targets = np.zeros(n, dtype=np.int64)
-    code = codes_in(b["target"].iloc[firsts], TARGETS)
+    code = codes_in(b["target"].iloc[firsts], TARGETS).astype(np.int64)  # shifted: no int8
     np.bitwise_or.at(targets, at[firsts], np.where(code >= 0, 1 << np.maximum(code, 0), 0))
     observed = pd.Series(np.select([tied, is_late], ["a payment at the same step as a collection", "a payment before a collection"],
                                    "first collection on " + _target_sets()[targets[bad]]), index=sel.index)
