@@ -432,6 +432,45 @@ def _first_by_dictionary(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
     return np.where(known, first[np.maximum(codes, 0)], -1), encoded.dictionary
 
 
+def differs_from_previous(values: pd.Series) -> np.ndarray:
+    """`(values != values.shift()).to_numpy()`: whether each row's value differs from the row
+    before, the first row and a missing value on either side always differing. Compares each row
+    with the next in place (codes of a Categorical, Arrow text, numbers), where the shift copies the
+    column first (1M ids: a copy of their text per comparison)."""
+    n = len(values)
+    out = np.ones(n, dtype=bool)
+    if n < 2:
+        return out
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes = values.cat.codes.to_numpy()
+        out[1:] = (codes[1:] != codes[:-1]) | (codes[1:] < 0)
+        return out
+    if is_arrow_text(values):
+        text = arrow(values)
+        out[1:] = pc.fill_null(pc.not_equal(text[1:], text[:-1]), True).to_numpy(zero_copy_only=False)
+        return out
+    if isinstance(values.dtype, np.dtype) and values.dtype.kind in "iub":
+        raw = values.to_numpy()
+        out[1:] = raw[1:] != raw[:-1]
+        return out
+    out[1:] = (values != values.shift()).to_numpy(dtype=bool)[1:]
+    return out
+
+
+def run_starts(new: np.ndarray) -> np.ndarray:
+    """For rows in consecutive runs (a run begins at each row where `new` holds, and at row 0), the
+    position of the first row of each row's run."""
+    at = np.where(new, np.arange(len(new)), 0)
+    return np.maximum.accumulate(at) if len(at) else at
+
+
+def cumsum_in_runs(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """`values.groupby(run).cumsum()` for integers in runs (`starts` from `run_starts`): one running
+    sum, less what it held before each run began. Exact, and wrapping past int64 as pandas' does."""
+    total = np.cumsum(values)
+    return total - (total[starts] - values[starts]) if len(total) else total
+
+
 def in_sorted(values: np.ndarray, members: np.ndarray) -> np.ndarray:
     """np.isin(values, members) for integer keys, by binary search in the sorted members (np.isin
     sorts both sides every time)."""

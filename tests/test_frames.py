@@ -10,8 +10,8 @@ import pyarrow as pa
 import pytest
 
 from auditor.frames import (
-    among, as_categories, codes_in, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key, named, order_by, positions, repeated_ids,
-    stable_sorted, unique_inverse,
+    among, as_categories, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key,
+    named, order_by, positions, repeated_ids, run_starts, stable_sorted, unique_inverse,
 )
 
 
@@ -487,3 +487,37 @@ def test_hits_name_a_table_gathered_as_categories_as_the_text_it_was() -> None:
     as_text = hits(frame, np.array([True, False, True]), round_col="round_id")
     as_codes = hits(frame.assign(table_id=as_categories(frame["table_id"])), np.array([True, False, True]), round_col="round_id")
     pd.testing.assert_frame_equal(as_codes, as_text)
+
+
+@pytest.mark.parametrize("values", [
+    pd.Series(["T1", "T1", "T2", None, None, "T2", "T2"], dtype="str"),
+    pd.Series(pd.Categorical(["a", "a", None, None, "b", "a", "a"], categories=["b", "a"])),
+    pd.Series([3, 3, 4, 4, 4, 3, 5], dtype=np.int64),
+    pd.Series([True, True, False, False, True, True, True]),
+    pd.Series([1.5, 1.5, np.nan, np.nan, 2.0, 2.0, 1.5]),
+    pd.Series(pd.to_datetime(["2026-01-01T10:00Z", "2026-01-01T10:00Z", None, "2026-01-01T10:01Z", "2026-01-01T10:01Z", None, None], utc=True)),
+    pd.Series([], dtype="str"),
+    pd.Series(["only"], dtype="str"),
+])
+def test_differs_from_previous_is_the_shifted_comparison(values: pd.Series) -> None:
+    """A row differs from the one before unless both hold the same value: the first row and a
+    missing value on either side always differ, as `values != values.shift()` says."""
+    assert differs_from_previous(values).tolist() == (values != values.shift()).tolist()
+
+
+def test_run_sums_and_starts_match_groupby() -> None:
+    rng = np.random.default_rng(7)
+    new = rng.random(500) < 0.1
+    values = rng.integers(-10**6, 10**6, 500)
+    runs = pd.Series(np.cumsum(new | (np.arange(500) == 0)))
+    starts = run_starts(new)
+    assert (np.arange(500) - starts).tolist() == runs.groupby(runs).cumcount().tolist()
+    assert cumsum_in_runs(values, starts).tolist() == pd.Series(values).groupby(runs).cumsum().tolist()
+
+
+def test_run_sums_wrap_past_int64_as_pandas_does() -> None:
+    values = np.array([2**62, 2**62, 2**62, 5, 2**62, 2**62], dtype=np.int64)
+    new = np.array([True, False, False, True, False, False])
+    runs = pd.Series(np.cumsum(new))
+    assert cumsum_in_runs(values, run_starts(new)).tolist() == pd.Series(values).groupby(runs).cumsum().tolist()
+    assert run_starts(np.zeros(0, dtype=bool)).tolist() == [] and cumsum_in_runs(values[:0], run_starts(new[:0])).tolist() == []

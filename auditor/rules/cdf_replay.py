@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import among, as_categories, fixed_width_bytes, join_on_key, named, stable_sorted
+from auditor.frames import among, as_categories, differs_from_previous, fixed_width_bytes, join_on_key, named, stable_sorted
 from auditor.rules.base import Context
 from auditor.schema import REPLAY_ORDER
 
@@ -34,7 +34,8 @@ def in_shoe_order(coups: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
 
 def same_shoe_as_previous(order: pd.DataFrame) -> pd.Series:
     """For coups in SHOE_ORDER, whether each was dealt from the same shoe as the row before it."""
-    return (order["table_id"] == order["table_id"].shift()) & (order["shoe_id"] == order["shoe_id"].shift())
+    new = differs_from_previous(order["table_id"]) | differs_from_previous(order["shoe_id"])
+    return pd.Series(~new, index=order.index, copy=False)
 
 # byte -> card value (A=1, 2-9 face, T J Q K = 0), rank index, suit index; 255 = no card.
 _VALUE = np.full(256, 255, dtype=np.int16)
@@ -166,18 +167,19 @@ def prepare_coups(ctx: Context) -> pd.DataFrame:
     # The table's previous coup, in time order: sequence rules compare with it. Only a true
     # predecessor counts (the next coup_no of the same shoe, or coup 1 of a new shoe): when a coup in
     # between is missing or quarantined, the pair cannot be judged and LOG005 reports the gap.
-    same = df["table_id"] == df["table_id"].shift()
-    same_shoe = df["shoe_id"] == df["shoe_id"].shift()
-    next_no = df["coup_no"] == df["coup_no"].shift() + 1
-    same = same & ((same_shoe & next_no) | (~same_shoe & (df["coup_no"] == 1)))
-    df["has_prev"] = same.to_numpy()
+    same_shoe = ~differs_from_previous(df["shoe_id"])
+    no = df["coup_no"].to_numpy()
+    next_no = np.zeros(len(df), dtype=bool)
+    next_no[1:] = no[1:] == no[:-1] + 1
+    same = ~differs_from_previous(df["table_id"]) & ((same_shoe & next_no) | (~same_shoe & (no == 1)))
+    df["has_prev"] = same
     df["prev_bank_after_cents"] = df["bank_after_cents"].shift().where(same)
     df["settled"] = df["status"] == "settled"
     # Shifted as booleans, not as the text columns they come from: a string shift copies every id.
     lost = (df["settled"] & (df["true_outcome"] == "player")).to_numpy(dtype=bool)
     lost_before = np.zeros_like(lost)
     lost_before[1:] = lost[:-1]
-    df["prev_lost"] = same.to_numpy() & lost_before
+    df["prev_lost"] = same & lost_before
     return df
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from auditor.frames import among, arrow, equal, in_sorted, unique_inverse
+from auditor.frames import among, arrow, cumsum_in_runs, differs_from_previous, equal, in_sorted, run_starts, unique_inverse
 from auditor.rules import cdf_replay as cdf
 from auditor.rules.base import Context, at_least, hits, no_hits, rule
 
@@ -110,7 +110,7 @@ def bank_maximum(ctx: Context) -> pd.DataFrame:
     c = cdf.coups(ctx)
     limit = c["min_cents"] * ctx.param("bank_max_multiple", c["ts"])
     bad = (~c["bank_unlimited"] & (c["bank_cents"] > limit)).fillna(False)
-    return hits(c, bad, round_col="coup_id", expected=limit.astype("Int64").astype(object), observed=c["bank_cents"])
+    return hits(c, bad, round_col="coup_id", expected=lambda f: limit[f.index].astype("Int64").astype(object), observed=c["bank_cents"])
 
 
 @rule(
@@ -126,7 +126,7 @@ def bank_minimum(ctx: Context) -> pd.DataFrame:
     """
     c = cdf.coups(ctx)
     bad = (c["bank_cents"] < c["min_cents"]).fillna(False)
-    return hits(c, bad, round_col="coup_id", expected=c["min_cents"].astype("Int64"), observed=c["bank_cents"])
+    return hits(c, bad, round_col="coup_id", expected=lambda f: f["min_cents"].astype("Int64"), observed=c["bank_cents"])
 
 
 @rule(
@@ -143,7 +143,7 @@ def point_minimum(ctx: Context) -> pd.DataFrame:
     """
     s = cdf.stakes(ctx)
     bad = (among(s["kind"], cdf.PUNT_SIDE) & (s["amount_cents"] < s["min_cents"])).fillna(False)
-    return hits(s, bad, round_col="coup_id", item_col="stake_id", expected=s["min_cents"].astype("Int64"), observed=s["amount_cents"])
+    return hits(s, bad, round_col="coup_id", item_col="stake_id", expected=lambda f: f["min_cents"].astype("Int64"), observed=s["amount_cents"])
 
 
 @rule(
@@ -184,11 +184,11 @@ def table_minimum_authorised(ctx: Context) -> pd.DataFrame:
     return hits(t, bad, round_col=None, ts_col=None, expected=t["authorised_min_cents"], observed=t["min_cents"])
 
 
-def _stints(c: pd.DataFrame) -> pd.Series:
-    """Stint number: consecutive coups of a table with the same banker (a shoe carry-over continues it).
-    A gap in coup_no does not end a stint: the same banker on both sides held the bank."""
-    new = (c["table_id"] != c["table_id"].shift()) | (c["banker_id"] != c["banker_id"].shift())
-    return new.cumsum()
+def _stint_starts(c: pd.DataFrame) -> np.ndarray:
+    """For each coup, the position of the first coup of its stint: consecutive coups of a table with
+    the same banker (a shoe carry-over continues it). A gap in coup_no does not end a stint: the
+    same banker on both sides held the bank."""
+    return run_starts(differs_from_previous(c["table_id"]) | differs_from_previous(c["banker_id"]))
 
 
 @rule(
@@ -210,10 +210,10 @@ def voluntary_garage(ctx: Context) -> pd.DataFrame:
     the stint, garage 5,000 with winnings of 9,500 and minimum 1,000.
     """
     c = cdf.coups(ctx)
-    stint = _stints(c)
+    starts = _stint_starts(c)
     net = c["banker_result_cents"] - c["cagnotte_cents"]
-    winnings = net.groupby(stint).cumsum()
-    position = stint.groupby(stint).cumcount() + 1
+    winnings = pd.Series(cumsum_in_runs(net.to_numpy(), starts), index=c.index, copy=False)
+    position = np.arange(len(c)) - starts + 1
     multiple = ctx.param("voluntary_garage_multiple", c["ts"])
     rule_a = (winnings > c["min_cents"] * multiple).fillna(False) & (c["garage_cents"] <= winnings)
     half = (c["bank_cents"] + net) // 2
@@ -239,7 +239,7 @@ def improper_garage(ctx: Context) -> pd.DataFrame:
     c = cdf.coups(ctx)
     limit = c["min_cents"] * ctx.param("bank_max_multiple", c["ts"])
     bad = (~c["bank_unlimited"] & (c["bank_after_cents"] > limit)).fillna(False)
-    return hits(c, bad, round_col="coup_id", expected=limit.astype("Int64").astype(object), observed=c["bank_after_cents"])
+    return hits(c, bad, round_col="coup_id", expected=lambda f: limit[f.index].astype("Int64").astype(object), observed=c["bank_after_cents"])
 
 
 @rule(
@@ -431,10 +431,13 @@ def stop_card(ctx: Context) -> pd.DataFrame:
     Passes: the stop card comes out in the shoe's last coup. Fails: two more coups after it.
     """
     order = cdf.in_shoe_order(cdf.coups(ctx), ["stop_card"])
-    shoe = [order["table_id"], order["shoe_id"]]
-    seen_before = order["stop_card"].astype("int64").groupby(shoe).cumsum() - order["stop_card"].astype("int64")
-    stop_at = order["coup_no"].where(order["stop_card"]).groupby(shoe).transform("min")
-    bad = seen_before > 0
+    stop = order["stop_card"].to_numpy(dtype=np.int64)
+    # Coups in shoe order: each shoe is a run of rows.
+    seen = cumsum_in_runs(stop, run_starts(~cdf.same_shoe_as_previous(order).to_numpy()))
+    bad = seen - stop > 0
+    # A reported coup's shoe has a stop card before it: the latest first stop card of a shoe up to it.
+    first = np.maximum.accumulate(np.where((stop == 1) & (seen == 1), np.arange(len(order)), 0)) if len(order) else stop
+    stop_at = pd.Series(order["coup_no"].to_numpy()[first], index=order.index, copy=False)
     return hits(order, bad, round_col="coup_id", expected=lambda f: "no coup after coup " + stop_at[f.index].astype("Int64").astype(str), observed=order["coup_no"])
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import among, as_categories, codes_in, equal, is_code, join_on_key, named
+from auditor.frames import among, as_categories, codes_in, differs_from_previous, equal, is_code, join_on_key, named, run_starts
 from auditor.rules.base import Context, hits, iso, no_hits, rule
 from auditor.schema import REPLAY_ORDER, TABLES
 
@@ -30,7 +30,7 @@ def _throws(ctx: Context) -> pd.DataFrame:
         t["true_result"] = named(result, ["asos", "petit", "gran", "none"], t.index)
         t["settled"] = t["status"] == "settled"
         t["touched"] = t["touched_before_announce"].fillna(False).astype(bool)
-        same = t["table_id"] == t["table_id"].shift()
+        same = ~differs_from_previous(t["table_id"])
         t["has_prev"] = same
         for col in ("dice_set_id", "null_reason", "ts"):  # what BFR308-BFR310 compare with the previous throw
             t["prev_" + col] = t[col].shift().where(same)
@@ -62,7 +62,6 @@ def _bets(ctx: Context) -> pd.DataFrame:
         at = c.round_positions("dice_bets", "throw_id", "dice_throws", t)
         b = join_on_key(c.frame("dice_bets"), t, "throw_id", "throw_id", cols, how="inner", position="throw_pos", at=at)
         b["played"] = b["chips_cents"].where(b["placement"] != "boundary", b["chips_cents"] // 2)
-        b["odds"] = c.ruleset.lookup("dice_odds", b["target"], b["ts"])
         return b
 
     return ctx.prepared("dice_bets", build)  # type: ignore[return-value]
@@ -74,12 +73,11 @@ def _of_throw(ctx: Context, b: pd.DataFrame, column: str) -> pd.Series:
     return pd.Series(_throws(ctx)[column].to_numpy()[b["throw_pos"].to_numpy()], index=b.index)
 
 
-def _settlement(b: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+def _settlement(ctx: Context, b: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     """(expected payout, expected collected) of an ordinary settled throw."""
-    wins = pd.Series(is_code(b["target"], TARGETS, b["result_code"].to_numpy()), index=b.index)
-    decided = b["decided"]
-    pay = (b["played"] * b["odds"]).round().astype("int64").where(wins, 0)
-    return pay, decided & ~wins
+    wins = is_code(b["target"], TARGETS, b["result_code"].to_numpy())
+    pay = ctx.payouts("dice_odds", b["target"], b["played"], wins, b["ts"])
+    return pay, b["decided"] & ~wins
 
 
 def _money(f: pd.DataFrame) -> pd.Series:
@@ -118,7 +116,7 @@ def payout_odds(ctx: Context) -> pd.DataFrame:
     Passes: 1,000 on petit, dice 2 2 3 → payout 1,000, not collected. Fails: payout 2,000.
     """
     b = _bets(ctx)
-    pay, collect = _settlement(b)
+    pay, collect = _settlement(ctx, b)
     bad = b["settled"] & ~b["touched"] & ((b["payout_cents"] != pay) | (b["collected"] != collect))
     expected = lambda f: "payout " + pay[f.index].astype(str) + ", collected " + collect[f.index].astype(str).str.lower()  # noqa: E731
     return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=expected, observed=_money)
@@ -232,7 +230,7 @@ def dice_replaced_after_fault(ctx: Context) -> pd.DataFrame:
     """
     t = _throws(ctx)
     bad = t["has_prev"] & among(t["prev_null_reason"], REPLACE_AFTER) & (t["dice_set_id"] == t["prev_dice_set_id"])
-    return hits(t, bad, round_col="throw_id", expected=lambda f: "a set other than " + f["prev_dice_set_id"].astype(str), observed=t["dice_set_id"].astype(object))
+    return hits(t, bad, round_col="throw_id", expected=lambda f: "a set other than " + f["prev_dice_set_id"].astype(str), observed=lambda f: f["dice_set_id"].astype(object))
 
 
 def _stint_overrun(ctx: Context, column: str) -> pd.DataFrame:
@@ -245,9 +243,9 @@ def _stint_overrun(ctx: Context, column: str) -> pd.DataFrame:
     gap = pd.to_timedelta(ctx.param_array("session_gap_minutes", t["ts"]), unit="m")
     limit = pd.to_timedelta(ctx.param_array("rotation_minutes", t["ts"]), unit="m")
     pause = (t["ts"] - t["prev_ts"]) > gap
-    new = ~t["has_prev"] | (t[column] != t[column].shift()) | pause.fillna(True)
-    stint = new.cumsum()
-    start = t["ts"].groupby(stint).transform("min")
+    new = (~t["has_prev"] | pause.fillna(True)).to_numpy(dtype=bool) | differs_from_previous(t[column])
+    # A stint's throws are consecutive rows of one table, in time order: it starts at its first.
+    start = pd.Series(t["ts"].array.take(run_starts(new)), index=t.index, copy=False)
     served = t["ts"] - start
     bad = served > limit
     return hits(t, bad, round_col="throw_id", expected=lambda f: "<= " + pd.Series(limit, index=t.index, copy=False)[f.index].dt.total_seconds().div(60).astype(int).astype(str) + " min",
@@ -368,7 +366,7 @@ def touched_dice(ctx: Context) -> pd.DataFrame:
     """
     b = _bets(ctx)
     b = b[b["settled"] & b["touched"]]
-    pay, _ = _settlement(b)
+    pay, _ = _settlement(ctx, b)
     bad = (b["payout_cents"] != pay) | b["collected"]
     return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=lambda f: "payout " + pay[f.index].astype(str) + ", collected false", observed=_money)
 
@@ -409,4 +407,4 @@ def seats(ctx: Context) -> pd.DataFrame:
     limit = ctx.param("table_seats", b["ts"])  # a scalar when it never changed
     bad = (b["seat"] > limit).fillna(False)
     expected = lambda f: "<= " + (limit[f.index].astype(str) if isinstance(limit, pd.Series) else str(limit))  # noqa: E731
-    return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=expected, observed=b["seat"].astype(object))
+    return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=expected, observed=lambda f: f["seat"].astype(object))

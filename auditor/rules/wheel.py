@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import as_categories, codes_in, is_code, join_on_key, named, order_by, positions
+from auditor.frames import as_categories, codes_in, differs_from_previous, is_code, join_on_key, named, order_by, positions
 from auditor.rules.base import Context, at_least, hits, iso, no_hits, rule
 from auditor.schema import REPLAY_ORDER, TABLES
 
@@ -25,7 +25,7 @@ def _spins(ctx: Context) -> pd.DataFrame:
     def build(c: Context) -> pd.DataFrame:
         s = c.in_order("wheel_spins", REPLAY_ORDER["wheel_spins"])
         s["ts"] = s["ts_no_more_bets"]
-        same = s["table_id"] == s["table_id"].shift()
+        same = ~differs_from_previous(s["table_id"])
         s["prev_ts_settled"] = s["ts_settled"].shift().where(same)
         s["settled"] = s["status"] == "settled"
         if c.has("wheel_layouts"):
@@ -231,8 +231,7 @@ def payout_odds(ctx: Context) -> pd.DataFrame:
     b = _bets(ctx)
     withdrawn = (b["ts_withdrawn"] < b["ts_no_more_bets"]).fillna(False)
     wins = pd.Series(is_code(b["symbol"], SYMBOLS, b["winning_code"].to_numpy()), index=b.index) & ~withdrawn
-    odds = ctx.ruleset.lookup("wheel_odds", b["symbol"], b["ts"])
-    pay = (b["stake_cents"] * odds).where(wins, 0).round().astype("int64")
+    pay = ctx.payouts("wheel_odds", b["symbol"], b["stake_cents"], wins.to_numpy(), b["ts"])
     back = wins | withdrawn
     bad = b["settled"] & ((b["payout_cents"] != pay) | (b["stake_returned"] != back))
     def expected(f: pd.DataFrame) -> pd.Series:
