@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable
@@ -132,15 +133,25 @@ def _clean_values(values: pd.Series) -> np.ndarray:
     return np.array([_clean_value(v) for v in values], dtype=object)
 
 
+@functools.cache
+def _one_category(value: str) -> pd.CategoricalDtype:
+    return pd.CategoricalDtype([value])
+
+
 def to_findings(rule: Rule, hits: pd.DataFrame, lang: str) -> pd.DataFrame:
-    hits = hits.reindex(columns=HIT_COLUMNS)
+    if list(hits.columns) != HIT_COLUMNS:
+        hits = hits.reindex(columns=HIT_COLUMNS)
     n, index = len(hits), hits.index
-    line = pd.to_numeric(hits["line"], errors="coerce").fillna(0).astype("int64").to_numpy()
+    line = hits["line"].to_numpy()
+    if line.dtype != np.int64:
+        line = pd.to_numeric(hits["line"], errors="coerce").fillna(0).astype("int64").to_numpy()
+    codes = np.zeros(n, dtype=np.int8)
 
     def same(value: str) -> pd.Series:
         # The rule's own fields: one category and a byte per finding, not the text again per finding
-        # (5 columns of 4M findings: 440 MB as text).
-        return pd.Series(pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=[value]), index=index)
+        # (5 columns of 4M findings: 440 MB as text). Its dtype made once a value, and its codes
+        # taken as they are: pandas checks a category list on each Categorical it builds (0.6 ms).
+        return pd.Series(pd.Categorical.from_codes(codes, dtype=_one_category(value), validate=False), index=index, copy=False)
 
     files = _file_text(hits["file"])
     numbered = pc.binary_join_element_wise(files, pa.array(line).cast(pa.large_string()), pa.scalar(":", type=pa.large_string()))

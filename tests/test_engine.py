@@ -62,3 +62,24 @@ def test_findings_with_no_detail_and_no_values_have_the_rules_summary_as_message
         rule = REGISTRY[code]
         f = to_findings(rule, hits, "en")
         assert list(f["message"]) == [rule.summary["en"] + "."] * 2 and list(f["source"]) == ["a.csv:3", "a.csv:4"]
+
+
+def test_hits_hands_a_rules_functions_the_offending_rows_only() -> None:
+    """`hits` cuts whole-frame Series to the offending rows, and a function of the rows sees those
+    rows alone, by index and by column name, whatever the frame's index labels."""
+    from auditor.rules.base import hits
+
+    frame = pd.DataFrame({"coup_id": pd.array(["C1", "C2", "C3", "C4"], dtype="str"), "bank": [10, 20, 30, 40],
+                          "ts": pd.to_datetime(["2026-03-01T21:00:00Z"] * 4, utc=True)}, index=[40, 30, 20, 10])
+    seen: list[list[int]] = []
+
+    def expected(rows: object) -> pd.Series:
+        seen.append(list(rows.index))  # type: ignore[attr-defined]
+        return "<= " + rows["bank"].astype(str)  # type: ignore[index]
+
+    found = hits(frame, frame["bank"] > 15, round_col="coup_id", expected=expected, observed=frame["bank"] * 2, detail=lambda rows: rows["coup_id"])
+    assert seen == [[30, 20, 10]]
+    assert list(found["round_id"]) == ["C2", "C3", "C4"]
+    assert list(found["expected"]) == ["<= 20", "<= 30", "<= 40"] and list(found["observed"]) == [40, 60, 80]
+    assert list(found["detail"]) == ["C2", "C3", "C4"]
+    assert hits(frame, frame["bank"] > 99, round_col="coup_id").empty

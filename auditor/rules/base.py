@@ -227,38 +227,36 @@ def hits(
     """The rows of `frame` where `mask` holds, as findings of the rule that calls it.
 
     `expected`, `observed` and `detail` are a scalar, a Series aligned with `frame`, or a function
-    of the offending rows returning one (for text that is costly to build for every row).
+    of the offending rows (an `Offending`: their index, and their columns by name) returning one,
+    for text that is costly to build for every row.
     """
-    if mask is not None:
-        mask = np.asarray(mask, dtype=bool)
-        if not mask.any():
-            return no_hits()
-        frame = frame[mask]
-    if frame.empty:
+    positions = np.flatnonzero(np.asarray(mask, dtype=bool)) if mask is not None else np.arange(len(frame))
+    if not len(positions):
         return no_hits()
-    n = len(frame)
+    rows = Offending(frame, positions)
+    n = len(rows)
 
     def col(name: str | None) -> object:
-        return frame[name].astype(object).to_numpy() if name and name in frame else None
+        return rows[name].astype(object).to_numpy() if name and name in rows else None
 
     def ids(name: str | None) -> object:
         # Arrow text stays Arrow text: no Python string per finding (a rule can fire millions of times).
-        if name and name in frame and is_arrow_text(frame[name]):
-            return frame[name].array
-        if name and name in frame and isinstance(frame[name].dtype, pd.CategoricalDtype):  # ids gathered as codes (`frames.as_categories`)
-            text = text_array(frame[name])
+        if name and name in rows and is_arrow_text(rows[name]):
+            return rows[name].array
+        if name and name in rows and isinstance(rows[name].dtype, pd.CategoricalDtype):  # ids gathered as codes (`frames.as_categories`)
+            text = text_array(rows[name])
             if text is not None:
-                return text_series(text, frame.index).array
+                return text_series(text, rows.index).array
         return col(name)
 
     columns = {
         "table_id": ids("table_id"), "round_id": ids(round_col), "item_id": ids(item_col),
         # The times as they are (not Timestamp objects, one per finding): to_findings formats them.
-        "ts": frame[ts_col].array if ts_col and ts_col in frame else np.full(n, np.datetime64("NaT", "ns")),
-        "expected": _column(frame, expected), "observed": _column(frame, observed),
+        "ts": rows[ts_col].array if ts_col and ts_col in rows else np.full(n, np.datetime64("NaT", "ns")),
+        "expected": _column(rows, expected), "observed": _column(rows, observed),
         # A Categorical stays one: to_findings gathers the few file names by code.
-        "file": frame["_file"].array if "_file" in frame and isinstance(frame["_file"].dtype, pd.CategoricalDtype) else col("_file"),
-        "line": frame["_line"].to_numpy() if "_line" in frame else 0, "detail": _column(frame, detail),
+        "file": rows["_file"].array if "_file" in rows and isinstance(rows["_file"].dtype, pd.CategoricalDtype) else col("_file"),
+        "line": rows["_line"].to_numpy() if "_line" in rows else 0, "detail": _column(rows, detail),
     }
     # Object columns otherwise: pandas 3 would infer a string dtype and turn None into NaN.
     return pd.DataFrame({k: pd.Series(v if isinstance(v, np.ndarray | pd.api.extensions.ExtensionArray) else np.full(n, v, dtype=object),
