@@ -172,7 +172,7 @@ def join_on_key(
         taken = pd.api.extensions.take(values, at, allow_fill=True) if missing.any() else values.take(at)
         out[col] = pd.Series(taken, index=left.index, copy=False)  # pandas would copy the fresh array
     if position:
-        out[position] = at
+        out[position] = pd.Series(at, index=left.index, copy=False)  # a bare array would be copied
     return out
 
 
@@ -471,6 +471,21 @@ def cumsum_in_runs(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return total - (total[starts] - values[starts]) if len(total) else total
 
 
+def reduce_by(op: np.ufunc, values: np.ndarray, groups: np.ndarray, n: int, empty: float) -> np.ndarray:
+    """`op.at(out, groups, values)` on `out = np.full(n, empty)`: each group's minimum or maximum
+    (`op`), `empty` for a group with no value. Items come grouped by their round, and then one
+    `reduceat` over the runs of each group does what ufunc.at does an element at a time (2M dice
+    bets' last collection: 22 -> 4 ms); groups in no order go through ufunc.at."""
+    out = np.full(n, empty, dtype=np.result_type(values.dtype, np.min_scalar_type(empty)))
+    if len(groups) and (groups[1:] >= groups[:-1]).all():
+        runs = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+        at = groups[runs]
+        out[at] = op(out[at], op.reduceat(values, runs))
+    elif len(groups):
+        op.at(out, groups, values)
+    return out
+
+
 def in_sorted(values: np.ndarray, members: np.ndarray) -> np.ndarray:
     """np.isin(values, members) for integer keys, by binary search in the sorted members (np.isin
     sorts both sides every time)."""
@@ -533,7 +548,9 @@ def fixed_width_bytes(series: pd.Series, width: int) -> np.ndarray:
     creating a Python object per row. Longer strings are cut."""
     if len(series) == 0:
         return np.zeros((0, width), dtype=np.uint8)
-    array = pc.utf8_slice_codeunits(pc.utf8_rpad(arrow(series.fillna("")), width=width, padding=" "), 0, width)
+    array = pc.utf8_rpad(arrow(series.fillna("")), width=width, padding=" ")
+    if pc.max(pc.binary_length(array)).as_py() > width:  # only then: a second pass over every string
+        array = pc.utf8_slice_codeunits(array, 0, width)
     array = array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
     return text_bytes(array).reshape(len(array), width)
 

@@ -11,7 +11,7 @@ import pytest
 
 from auditor.frames import (
     among, as_categories, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key,
-    named, order_by, positions, repeated_ids, run_starts, stable_sorted, unique_inverse,
+    named, order_by, positions, reduce_by, repeated_ids, run_starts, stable_sorted, unique_inverse,
 )
 
 
@@ -521,3 +521,20 @@ def test_run_sums_wrap_past_int64_as_pandas_does() -> None:
     runs = pd.Series(np.cumsum(new))
     assert cumsum_in_runs(values, run_starts(new)).tolist() == pd.Series(values).groupby(runs).cumsum().tolist()
     assert run_starts(np.zeros(0, dtype=bool)).tolist() == [] and cumsum_in_runs(values[:0], run_starts(new[:0])).tolist() == []
+
+
+@pytest.mark.parametrize("order", ["grouped", "shuffled"])
+@pytest.mark.parametrize("op, empty", [(np.maximum, -np.inf), (np.minimum, np.inf)])
+def test_reduce_by_is_ufunc_at(order: str, op: np.ufunc, empty: float) -> None:
+    """Each group's minimum or maximum, `empty` where a group has none, whether the items come
+    grouped (one reduceat) or in no order (ufunc.at)."""
+    rng = np.random.default_rng(3)
+    groups = np.sort(rng.integers(0, 40, 300))
+    values = rng.integers(-50, 50, 300).astype("float64")
+    if order == "shuffled":
+        at = rng.permutation(300)
+        groups, values = groups[at], values[at]
+    expected = np.full(45, empty)
+    op.at(expected, groups, values)
+    assert reduce_by(op, values, groups, 45, empty).tolist() == expected.tolist()
+    assert reduce_by(op, values[:0], groups[:0], 3, empty).tolist() == [empty] * 3

@@ -136,10 +136,15 @@ class Context:
 
     def round_positions(self, items: str, key: str, rounds: str, ordered: pd.DataFrame) -> np.ndarray:
         """For each row of `items`, the position in `ordered` (the `rounds` table from `in_order`) of
-        the round its `key` names; -1 when there is none (an orphan, LOG003's)."""
+        the round its `key` names; -1 when there is none (an orphan, LOG003's). When the rounds were
+        in that order already (as logs write them) these are the bundle's own positions, uncopied:
+        read them, never write to them."""
         at = self.bundle.parent_positions(items, key, rounds)
+        rows = ordered["_row"].to_numpy()
+        if len(rows) == len(self.frame(rounds)) and (rows == np.arange(len(rows))).all():
+            return at
         where = np.empty(len(ordered), dtype=np.int64)
-        where[ordered["_row"].to_numpy()] = np.arange(len(ordered))
+        where[rows] = np.arange(len(ordered))
         return np.where(at >= 0, where[np.maximum(at, 0)] if len(where) else -1, -1)
 
     def param_array(self, name: str, when: pd.Series) -> np.ndarray:

@@ -74,16 +74,21 @@ def banker_tableau(option_3_vs_9: bool = True, option_5_vs_4: bool = True) -> np
     return table
 
 
+# The same as one lookup each: a card's value by its rank byte (-1: no card), its 0-51 code by its
+# rank and suit bytes together (rank byte × 256 + suit byte; -1: no card). One gather a table, not
+# three lookups and the arithmetic between them (1M hands: 74 -> 45 ms).
+_CARD_VALUE = np.where(_VALUE == 255, -1, _VALUE).astype(np.int8)
+_CARD_CODE = np.where(_RANK[:, None] >= 0, _RANK[:, None] * 4 + _SUIT[None, :], -1).astype(np.int16).reshape(-1)
+
+
 def parse_hands(cards: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(values[n, 3], codes[n, 3], count[n]): card values and 0-51 codes, -1 where there is no card."""
     grid = fixed_width_bytes(cards, 8)
     ranks = grid[:, [0, 3, 6]]
-    suits = grid[:, [1, 4, 7]]
-    values = _VALUE[ranks]
-    present = values != 255  # a space (2-card hand) maps to "no card"
-    codes = np.where(present, _RANK[ranks] * 4 + _SUIT[suits], -1)
-    values = np.where(present, values, -1)
-    return values.astype(np.int16), codes.astype(np.int16), present.sum(axis=1).astype(np.int8)
+    values = _CARD_VALUE[ranks]
+    present = values >= 0  # a space (2-card hand) is no card
+    codes = _CARD_CODE[(ranks.astype(np.uint16) << 8) | grid[:, [1, 4, 7]]]
+    return values.astype(np.int16), codes, present.sum(axis=1, dtype=np.int8)
 
 
 def replay(coups: pd.DataFrame, ctx: Context) -> pd.DataFrame:

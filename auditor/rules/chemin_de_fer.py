@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from auditor.frames import among, arrow, cumsum_in_runs, differs_from_previous, equal, in_sorted, run_starts, unique_inverse
+from auditor.frames import among, arrow, cumsum_in_runs, differs_from_previous, equal, in_sorted, reduce_by, run_starts, unique_inverse
 from auditor.rules import cdf_replay as cdf
 from auditor.rules.base import Context, at_least, hits, no_hits, rule
 
@@ -685,17 +685,20 @@ def cards_to_highest_stake(ctx: Context) -> pd.DataFrame:
     pairs, group = unique_inverse(pair)
     totals = np.bincount(group, weights=seated["amount_cents"].to_numpy(dtype="float64"), minlength=len(pairs))
     pair_coup = pairs // n_players
-    top = np.full(len(c), -np.inf)
-    np.maximum.at(top, pair_coup, totals)
-    leader_pairs = pairs[totals == top[pair_coup]]
+    top = reduce_by(np.maximum, totals, pair_coup, len(c), -np.inf)  # each coup's highest total
+    # What the punt staked, where a pair is the punt's own (at most one a coup): the punt holds the
+    # cards rightly when that is the coup's highest.
     punt_code = pc.fill_null(pc.index_in(arrow(c["player_id"]), value_set=players.dictionary), n_players - 1).to_numpy(zero_copy_only=False)
-    punt_pair = np.arange(len(c), dtype=np.int64) * n_players + punt_code
+    punts = pairs % n_players == punt_code[pair_coup]
+    punt_total = np.full(len(c), -np.inf)
+    punt_total[pair_coup[punts]] = totals[punts]
     judged = (c["any_banc"] == 0).to_numpy() & np.isfinite(top)
-    bad = judged & ~in_sorted(punt_pair, leader_pairs)
+    bad = judged & (punt_total != top)
 
     def expected(f: pd.DataFrame) -> pd.Series:
         rows = c.index.get_indexer(f.index)
         names = np.asarray(players.dictionary.to_pylist(), dtype=object)
+        leader_pairs = pairs[totals == top[pair_coup]]
         mine = leader_pairs[np.isin(leader_pairs // n_players, rows)]
         by_coup = pd.Series(names[mine % n_players], index=mine // n_players).groupby(level=0).agg(lambda p: "|".join(sorted(map(str, p))))
         return pd.Series(by_coup.reindex(rows).to_numpy(), index=f.index, dtype=object)

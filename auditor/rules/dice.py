@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import among, as_categories, codes_in, differs_from_previous, equal, is_code, join_on_key, named, run_starts
+from auditor.frames import among, as_categories, codes_in, differs_from_previous, equal, is_code, join_on_key, named, reduce_by, run_starts
 from auditor.rules.base import Context, hits, iso, no_hits, rule
 from auditor.schema import REPLAY_ORDER, TABLES
 
@@ -319,17 +319,14 @@ def collect_before_pay(ctx: Context) -> pd.DataFrame:
     col = b["collected"].to_numpy(dtype=bool) & ~np.isnan(collect_seq)
     paid = (b["payout_cents"] > 0).to_numpy(dtype=bool) & ~np.isnan(paid_seq)
     # Per throw (by position in `t`), as integers: no id is hashed again.
-    last_collect = np.full(n, -np.inf)
-    np.maximum.at(last_collect, at[col], collect_seq[col])
-    first_pay = np.full(n, np.inf)
-    np.minimum.at(first_pay, at[paid], paid_seq[paid])
+    last_collect = reduce_by(np.maximum, collect_seq[col], at[col], n, -np.inf)
+    first_pay = reduce_by(np.minimum, paid_seq[paid], at[paid], n, np.inf)
     late = last_collect >= first_pay
     asos = (b["target"] == "asos").to_numpy(dtype=bool)
     has_asos = np.zeros(n, dtype=bool)
     has_asos[at[col & asos]] = True
     # The first collection step of each throw: every bet collected at the lowest collect_seq.
-    first_collect = np.full(n, np.inf)
-    np.minimum.at(first_collect, at[col], collect_seq[col])
+    first_collect = reduce_by(np.minimum, collect_seq[col], at[col], n, np.inf)
     at_first = col & (collect_seq == first_collect[at])
     other_first = np.zeros(n, dtype=bool)
     other_first[at[at_first & ~asos]] = True
