@@ -255,6 +255,26 @@ def test_is_sorted_agrees_with_sort_values(seed: int) -> None:
     assert is_sorted(swapped, by) == _keeps_order(swapped, by)
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_is_sorted_compares_only_where_keys_change_but_sees_every_step_back(seed: int) -> None:
+    """Long runs of one table (the order of few changes), with one row of a table or a time put
+    out of place: the answer is still the sort's."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    frame = pd.DataFrame({
+        "table_id": pd.Series(np.repeat(["T1", "T2", "T3", "T4"], n // 4), dtype="str"),
+        "ts": pd.Series(pd.Timestamp("2026-03-01T20:00:00Z") + pd.to_timedelta(np.arange(n) % 100, unit="min")),
+        "_line": np.arange(n),
+    })
+    by = ["table_id", "ts", "_line"]
+    assert is_sorted(frame, by)
+    moved = frame.copy()
+    i, j = (int(x) for x in rng.integers(0, n, 2))
+    column = ["table_id", "ts", "_line"][seed % 3]
+    moved.loc[i, column], moved.loc[j, column] = frame.loc[j, column], frame.loc[i, column]
+    assert is_sorted(moved, by) == _keeps_order(moved, by)
+
+
 def test_is_sorted_answers_false_on_nulls_so_the_sort_places_them() -> None:
     frame = pd.DataFrame({"table_id": pd.Series(["T1", None, "T2"], dtype="str"), "n": [1, 2, 3]})
     assert not is_sorted(frame, ["table_id", "n"])

@@ -379,36 +379,43 @@ def six_decks(ctx: Context) -> pd.DataFrame:
         return no_hits()
     # The cards as the replay parsed them: six small integer columns sorted, not the hands' text.
     order = cdf.in_shoe_order(c, cdf.CARD_CODES)
-    codes = order[cdf.CARD_CODES].to_numpy()  # n × 6, -1 = no card
+    codes = np.stack([order[name].to_numpy() for name in cdf.CARD_CODES], axis=1)  # n × 6, -1 = no card
     # Coups are sorted by shoe, so each shoe's cards are one contiguous run.
     new_shoe = ~cdf.same_shoe_as_previous(order).to_numpy(dtype=bool)
-    # Five arrays of a card each (6M cards a million coups): 32-bit positions where they fit halve
-    # the fresh memory this rule touches, which is most of its time.
-    small = len(order) * 6 < 2**31
+    # Arrays of a card each (6M cards a million coups): 32-bit positions and keys where they fit
+    # halve the memory this rule touches, which is most of its time.
+    small = len(order) * 52 < 2**31
     index = np.int32 if small else np.int64
     shoe = np.cumsum(new_shoe, dtype=index) - 1
-    rows = np.repeat(np.arange(len(order), dtype=index), 6)
     flat = codes.reshape(-1)
-    dealt = flat >= 0
-    rows, flat = rows[dealt], flat[dealt]
+    dealt = np.flatnonzero(flat >= 0)
+    rows, flat = (dealt // 6).astype(index), flat[dealt]
     shoe_of = shoe[rows]
-    starts = np.flatnonzero(np.r_[True, shoe_of[1:] != shoe_of[:-1]]) if len(rows) else np.zeros(0, dtype=np.int64)
-    nth = np.arange(1, len(rows) + 1, dtype=index) - np.repeat(starts.astype(index), np.diff(np.r_[starts, len(rows)]))
+    # Each card's place in its shoe: its place among all cards less the cards dealt before the
+    # shoe's first coup.
+    per_coup = np.bincount(rows, minlength=len(order)).astype(index)
+    shoe_first = (np.cumsum(per_coup, dtype=index) - per_coup)[np.flatnonzero(new_shoe)]
+    nth = np.arange(1, len(rows) + 1, dtype=index) - shoe_first[shoe_of]
     in_force = ctx.param("decks", order["ts"])
     decks = in_force.to_numpy()[rows] if isinstance(in_force, pd.Series) else np.asarray(in_force)  # one value: not one per card
     # The n-th copy of a card within its shoe: counted only for the (rare) cards a shoe holds more
     # than the fewest decks in force, since every other copy is within any limit.
-    key = shoe_of.astype(np.int64) * 52 + flat
-    suspects = (np.bincount(key) > np.min(decks))[key] if len(key) else np.zeros(0, dtype=bool)
-    copies = np.ones(len(rows), dtype=index)
-    if suspects.any():
-        copies[suspects] = pd.Series(key[suspects]).groupby(key[suspects], sort=False).cumcount().to_numpy() + 1
-    over_card = suspects & (copies > decks)
+    key = shoe_of * index(52) + flat
+    suspects = np.flatnonzero((np.bincount(key) > np.min(decks))[key]) if len(key) else np.zeros(0, dtype=np.int64)
+    copies = pd.Series(key[suspects]).groupby(key[suspects], sort=False).cumcount().to_numpy() + 1
+    over_card = np.zeros(len(rows), dtype=bool)
+    over_card[suspects] = copies > (decks[suspects] if np.ndim(decks) else decks)
     over_shoe = nth > decks * 52
-    over = over_card | over_shoe
-    if not over.any():
+    over = np.flatnonzero(over_card | over_shoe)
+    if not len(over):
         return no_hits()
-    flagged = pd.DataFrame({"row": rows[over], "card": flat[over], "copies": copies[over], "nth": nth[over], "oc": over_card[over], "os": over_shoe[over]})
+    # A card's copies: 1 but for the suspects, counted above.
+    copies_at = np.ones(len(over), dtype=np.int64)
+    seen = np.searchsorted(suspects, over)
+    counted = seen < len(suspects)
+    counted[counted] = suspects[seen[counted]] == over[counted]
+    copies_at[counted] = copies[seen[counted]]
+    flagged = pd.DataFrame({"row": rows[over], "card": flat[over], "copies": copies_at, "nth": nth[over], "oc": over_card[over], "os": over_shoe[over]})
     first = flagged.groupby("row", sort=True).first()
     names = np.array([r + s for r in cdf.RANKS for s in cdf.SUITS])
     decks_at = pd.Series(ctx.param_array("decks", order["ts"].iloc[first.index.to_numpy()]), index=first.index)
