@@ -169,6 +169,22 @@ def test_first_occurrences_agrees_with_a_dictionary(seed: int) -> None:
         assert sorted(distinct.to_pylist()) == sorted({v for v in values if v is not None})
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_first_occurrences_of_a_few_rows_after_ids_in_order(seed: int) -> None:
+    """Thousands of ids in order, then a few rows (planted or late) that repeat some of them, are
+    new, null, or of another length: those rows are searched for among the ids in order."""
+    rng = np.random.default_rng(seed)
+    head = [f"B{i:06d}" for i in range(0, 20000, 2)]
+    tail: list[str | None] = [head[int(i)] for i in rng.integers(0, len(head), 20)]
+    tail += [f"B{int(i) * 2 + 1:06d}" for i in rng.integers(0, 9999, 5)]  # one width, never in the head
+    tail += [None, "B00000", "B0000020", "A000001", head[-1], head[0], tail[0]]
+    values = head + [tail[int(i)] for i in rng.permutation(len(tail))]
+    for kind in (pa.string(), pa.large_string()):
+        codes, distinct = first_occurrences(pa.array(values, type=kind))
+        assert codes.tolist() == _naive_first(values)
+        assert sorted(distinct.to_pylist()) == sorted({v for v in values if v is not None})
+
+
 @pytest.mark.parametrize("seed", range(30))
 def test_first_occurrences_of_ids_written_in_runs_agree_with_a_dictionary(seed: int) -> None:
     """Files a day, each in id order: a few increasing runs, merged by sorting rather than hashed.

@@ -393,17 +393,22 @@ def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.nd
         return no_dup, none, seen
     if len(first) != len(frame):
         raise AssertionError(f"{table.name}: {len(first)} ids for {len(frame)} rows")
-    at_clean = np.flatnonzero(clean)
-    codes = first[at_clean]
-    # First clean row of each id; every other clean row holding it is a later occurrence.
-    first_clean = np.full(len(first), len(frame), dtype=np.int64)
-    np.minimum.at(first_clean, codes, at_clean)
-    first_row = first_clean[codes]
-    later = first_row != at_clean
+    # Only the ids held by more than one row can repeat: the rows whose first occurrence is another
+    # row, and those first rows (a few among millions; every row's was worked out for 4M bets).
+    repeats = np.flatnonzero(first != np.arange(len(first)))
+    repeats = repeats[first[repeats] >= 0]
+    held = np.union1d(first[repeats], repeats)
+    held = held[clean[held]]
+    # First clean row of each such id; every other clean row holding it is a later occurrence.
+    ids_of, group = np.unique(first[held], return_inverse=True)
+    first_clean = np.full(len(ids_of), len(frame), dtype=np.int64)
+    np.minimum.at(first_clean, group, held)
+    first_row = first_clean[group]
+    later = first_row != held
     if not later.any():
         return no_dup, none, seen
     dup = no_dup
-    dup[at_clean[later]] = True
+    dup[held[later]] = True
     at = first_row[later]
     rows = frame[dup]
     first_at = frame["_file"].iloc[at].to_numpy(dtype=object) + ":" + frame["_line"].to_numpy()[at].astype(str).astype(object)
