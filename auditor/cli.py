@@ -18,7 +18,8 @@ from auditor.loading import BundleError, load_bundle
 from auditor.loading.bundle import manifest_notes, some_of
 from auditor.memory import keep_freed_memory
 from auditor.progress import Progress
-from auditor.report.outputs import build_summary, failing, write_summary, write_violations
+from auditor.report.outputs import build_summary, failing
+from auditor.report.write import write_outputs
 from auditor.report.text import visible
 from auditor.rules import REGISTRY, Rule, UnknownRule, get_rule, select_rules
 from auditor.ruleset import DEFAULT_RULESET, Ruleset, RulesetError, load_ruleset
@@ -113,17 +114,7 @@ def audit(
         raise fail(f"cannot write to {target}: {exc}") from None
     tick("writing outputs")
     summary = build_summary(result, fail_on, figures, period)
-    write_summary(summary, target / "summary.json")
-    if "jsonl" in formats:
-        write_violations(result.findings, target / "violations.jsonl")
-    if "junit" in formats:
-        from auditor.report.junit import write_junit
-
-        write_junit(result, target / "junit.xml")
-    if "html" in formats:
-        from auditor.report.html import write_html
-
-        write_html(result, summary, target / "report.html", lang=lang)
+    write_outputs(result, summary, target, set(formats), lang)
     tick.done()
     n_fail = failing(result.findings, fail_on)
     totals = cast(dict[str, int], summary["totals"])

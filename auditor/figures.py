@@ -9,6 +9,8 @@ with the rules) and summed as integers per table code, so money stays exact.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 
@@ -81,43 +83,66 @@ def _per_table(rounds: pd.DataFrame, where: np.ndarray | None, items: pd.DataFra
 
 def table_figures(bundle: Bundle) -> pd.DataFrame:
     """One row per table: what the summary, the report and junit show (computed once per bundle)."""
-    return bundle.derived("table_figures", lambda: _table_figures(bundle))
+    return bundle.derived("table_figures", lambda: _combined([game_figures(bundle, game) for game in GAME_FIGURES]))
 
 
-def _table_figures(bundle: Bundle) -> pd.DataFrame:
-    parts: list[pd.DataFrame] = []
-    f = bundle.frames
-    if "cdf_coups" in f and len(f["cdf_coups"]):
-        coups, stakes = f["cdf_coups"], f.get("cdf_stakes")
-        amounts = {}
-        if stakes is not None:
-            res = stakes["result_cents"].astype("float64").fillna(0)
-            amounts = {"staked_cents": stakes["amount_cents"], "paid_cents": res.clip(lower=0)}
-        where = bundle.parent_positions("cdf_stakes", "coup_id", "cdf_coups") if stakes is not None else None
-        part = _per_table(coups, where, stakes, "chemin_de_fer", amounts, {"cagnotte_cents": coups["cagnotte_cents"]})
-        part["house_result_cents"] = part["cagnotte_cents"]
-        parts.append(part)
-    if "wheel_spins" in f and len(f["wheel_spins"]):
-        bets = f.get("wheel_bets")
-        amounts = {}
-        if bets is not None:
-            lost = bets["stake_cents"].where(~bets["stake_returned"], 0)
-            amounts = {"staked_cents": bets["stake_cents"], "paid_cents": bets["payout_cents"], "house_result_cents": lost - bets["payout_cents"]}
-        where = bundle.parent_positions("wheel_bets", "spin_id", "wheel_spins") if bets is not None else None
-        parts.append(_per_table(f["wheel_spins"], where, bets, "wheel_of_fortune", amounts))
-    if "dice_throws" in f and len(f["dice_throws"]):
-        bets = f.get("dice_bets")
-        amounts = {}
-        if bets is not None:
-            played = bets["chips_cents"].where(bets["placement"] != "boundary", bets["chips_cents"] // 2)
-            lost = played.where(bets["collected"], 0)
-            amounts = {"staked_cents": played, "paid_cents": bets["payout_cents"], "house_result_cents": lost - bets["payout_cents"]}
-        where = bundle.parent_positions("dice_bets", "throw_id", "dice_throws") if bets is not None else None
-        parts.append(_per_table(f["dice_throws"], where, bets, "banca_francesa", amounts))
-    if not parts:
+def game_figures(bundle: Bundle, game: str) -> pd.DataFrame | None:
+    """One game's rows of `table_figures`, None when the bundle has no rounds of it (computed once per
+    bundle: each game's by the thread that audited it, as its rules end)."""
+    return bundle.derived(("figures", game), lambda: GAME_FIGURES[game](bundle.frames, bundle))
+
+
+def _combined(parts: list[pd.DataFrame | None]) -> pd.DataFrame:
+    found = [p for p in parts if p is not None]
+    if not found:
         return pd.DataFrame(columns=FIGURE_COLUMNS)
-    out = pd.concat(parts, ignore_index=True).reindex(columns=FIGURE_COLUMNS).fillna(0)
+    out = pd.concat(found, ignore_index=True).reindex(columns=FIGURE_COLUMNS).fillna(0)
     for col in FIGURE_COLUMNS[2:]:
         out[col] = _int_column(out[col])
     out["table_id"] = out["table_id"].astype(str)
     return out.sort_values(["game", "table_id"]).reset_index(drop=True)
+
+
+def _chemin_de_fer(f: dict[str, pd.DataFrame], bundle: Bundle) -> pd.DataFrame | None:
+    if "cdf_coups" not in f or not len(f["cdf_coups"]):
+        return None
+    coups, stakes = f["cdf_coups"], f.get("cdf_stakes")
+    amounts = {}
+    if stakes is not None:
+        res = stakes["result_cents"].astype("float64").fillna(0)
+        amounts = {"staked_cents": stakes["amount_cents"], "paid_cents": res.clip(lower=0)}
+    where = bundle.parent_positions("cdf_stakes", "coup_id", "cdf_coups") if stakes is not None else None
+    part = _per_table(coups, where, stakes, "chemin_de_fer", amounts, {"cagnotte_cents": coups["cagnotte_cents"]})
+    part["house_result_cents"] = part["cagnotte_cents"]
+    return part
+
+
+def _wheel(f: dict[str, pd.DataFrame], bundle: Bundle) -> pd.DataFrame | None:
+    if "wheel_spins" not in f or not len(f["wheel_spins"]):
+        return None
+    bets = f.get("wheel_bets")
+    amounts = {}
+    if bets is not None:
+        lost = bets["stake_cents"].where(~bets["stake_returned"], 0)
+        amounts = {"staked_cents": bets["stake_cents"], "paid_cents": bets["payout_cents"], "house_result_cents": lost - bets["payout_cents"]}
+    where = bundle.parent_positions("wheel_bets", "spin_id", "wheel_spins") if bets is not None else None
+    return _per_table(f["wheel_spins"], where, bets, "wheel_of_fortune", amounts)
+
+
+def _dice(f: dict[str, pd.DataFrame], bundle: Bundle) -> pd.DataFrame | None:
+    if "dice_throws" not in f or not len(f["dice_throws"]):
+        return None
+    bets = f.get("dice_bets")
+    amounts = {}
+    if bets is not None:
+        played = bets["chips_cents"].where(bets["placement"] != "boundary", bets["chips_cents"] // 2)
+        lost = played.where(bets["collected"], 0)
+        amounts = {"staked_cents": played, "paid_cents": bets["payout_cents"], "house_result_cents": lost - bets["payout_cents"]}
+    where = bundle.parent_positions("dice_bets", "throw_id", "dice_throws") if bets is not None else None
+    return _per_table(f["dice_throws"], where, bets, "banca_francesa", amounts)
+
+
+# In the order the figures have always been put together (the rows are then sorted by game and table).
+GAME_FIGURES: dict[str, Callable[[dict[str, pd.DataFrame], Bundle], pd.DataFrame | None]] = {
+    "chemin_de_fer": _chemin_de_fer, "wheel_of_fortune": _wheel, "banca_francesa": _dice,
+}

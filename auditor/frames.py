@@ -61,6 +61,25 @@ def among(values: pd.Series, names: tuple[str, ...]) -> np.ndarray:
     return isin(values, list(names))
 
 
+def rows_holding(values: pd.Series, wanted: list[str]) -> np.ndarray:
+    """The positions, in increasing order, of the rows of `values` (a table's ids) that hold one of
+    `wanted` (a few thousand ids a report shows). When the ids are in increasing order and of one
+    width, as logs write them, each wanted id is found by a binary search of their bytes; otherwise
+    every row is probed against a hash of the wanted ones (4M bets: 40-60 ms a table)."""
+    ids = arrow(values)
+    if not len(ids) or not wanted:
+        return np.zeros(0, dtype=np.int64)
+    width = _fixed_width(ids) if pa.types.is_large_string(ids.type) and not ids.null_count else None
+    if width is not None and pc.all(pc.less(ids[:-1], ids[1:])).as_py() is not False:
+        probe = pa.array([w for w in wanted if len(w.encode("utf-8")) == width], type=pa.large_string())
+        if not len(probe):
+            return np.zeros(0, dtype=np.int64)
+        rows, keys = _as_fixed_bytes(ids, width), _as_fixed_bytes(probe, width)
+        at = np.minimum(np.searchsorted(rows, keys), len(rows) - 1)
+        return np.unique(at[rows[at] == keys])
+    return np.flatnonzero(isin(values, wanted))
+
+
 def positions(keys: pd.Series | pa.Array, ids: pd.Series | pa.Array) -> np.ndarray:
     """For each key, the position of the first row of `ids` that holds it, or -1 (nulls never match)."""
     if len(keys) == 0:

@@ -155,8 +155,8 @@ def child(bundle: Path, out: Path, workers: int | None) -> None:
     from auditor.engine import DEFAULT_WORKERS, run_audit
     from auditor.loading import load_bundle
     from auditor.memory import keep_freed_memory, set_up_audit_process
-    from auditor.report.html import write_html
-    from auditor.report.outputs import build_summary, write_summary, write_violations
+    from auditor.report.outputs import build_summary
+    from auditor.report.write import write_outputs
     from auditor.rules import select_rules
     from auditor.ruleset import load_ruleset
 
@@ -176,9 +176,7 @@ def child(bundle: Path, out: Path, workers: int | None) -> None:
     mark, cpu_mark = time.perf_counter(), time.process_time()
     out.mkdir(parents=True, exist_ok=True)
     summary = build_summary(result, "major")
-    write_summary(summary, out / "summary.json")
-    write_violations(result.findings, out / "violations.jsonl")
-    write_html(result, summary, out / "report.html")
+    write_outputs(result, summary, out, {"html", "jsonl"}, "ca")  # as the CLI's default formats
     t["outputs"], cpu["outputs"] = time.perf_counter() - mark, time.process_time() - cpu_mark
     t["total"], cpu["total"] = time.perf_counter() - started, time.process_time() - cpu_started
     report = {"timings": t, "cpu": cpu, "per_game": result.timings, "rows": rows, "findings": int(len(result.findings)), "workers": workers,

@@ -50,12 +50,13 @@ def test_figures_worked_out_beside_the_rules_are_the_bundles_own() -> None:
     from pathlib import Path
 
     from auditor.engine import run_audit
-    from auditor.figures import _table_figures, table_figures
+    from auditor.figures import GAME_FIGURES, table_figures
     from auditor.loading import load_bundle
     from auditor.rules import select_rules
     from auditor.ruleset import load_ruleset
 
     bundle = load_bundle(Path(__file__).resolve().parent.parent / "samples" / "casino-month")
     result = run_audit(bundle, load_ruleset(), select_rules(), workers=2)
-    assert "table_figures" in bundle._derived  # computed in the rules' threads, not after them
-    pd.testing.assert_frame_equal(table_figures(result.bundle), _table_figures(load_bundle(bundle.path)))
+    # Each game's computed in the thread of its rules, then put together, before any output asks.
+    assert all(("figures", game) in bundle._derived for game in GAME_FIGURES) and "table_figures" in bundle._derived
+    pd.testing.assert_frame_equal(table_figures(result.bundle), table_figures(load_bundle(bundle.path)))

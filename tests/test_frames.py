@@ -11,7 +11,7 @@ import pytest
 
 from auditor.frames import (
     among, as_categories, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key,
-    named, order_by, positions, reduce_by, repeated_ids, run_starts, stable_sorted, unique_inverse,
+    named, order_by, positions, reduce_by, repeated_ids, rows_holding, run_starts, stable_sorted, unique_inverse,
 )
 
 
@@ -574,3 +574,17 @@ def test_reduce_by_is_ufunc_at(order: str, op: np.ufunc, empty: float) -> None:
     op.at(expected, groups, values)
     assert reduce_by(op, values, groups, 45, empty).tolist() == expected.tolist()
     assert reduce_by(op, values[:0], groups[:0], 3, empty).tolist() == [empty] * 3
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+def test_rows_holding_are_the_rows_isin_finds(ordered: bool) -> None:
+    """The rows a report looks up, by binary search among ids in order or by hash otherwise: the
+    same rows either way, ids of another length or absent found nowhere."""
+    ids = [f"B{i:05d}" for i in range(0, 3000, 3)]
+    if not ordered:
+        ids = ids[::-1]
+    values = pd.Series(ids, dtype="str")
+    wanted = ["B00000", "B00003", "B02997", "B00001", "B0000", "B000033", "B01500", "Bé0000", "zzz"]
+    expected = np.flatnonzero(values.isin(wanted).to_numpy())
+    assert rows_holding(values, wanted).tolist() == expected.tolist()
+    assert rows_holding(values, []).tolist() == [] and rows_holding(values.iloc[:0], wanted).tolist() == []

@@ -132,6 +132,20 @@ def test_visible_escapes_controls_and_invisible_formatting_but_keeps_text() -> N
     assert visible("Banca francesa: l·l, à, ç, €\tA\nB\r\n") == "Banca francesa: l·l, à, ç, €\tA\nB\r\n"
 
 
+def test_visible_escapes_every_unshowable_character_even_among_printable_text() -> None:
+    """visible() skips its search in text Python calls printable: that is safe only while every
+    character it escapes is one Python does not call printable, whichever character it is."""
+    import sys
+
+    from auditor.report.text import _UNSHOWABLE, visible
+
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    escaped = _UNSHOWABLE.findall(every)
+    assert escaped and not any(c.isprintable() for c in escaped)
+    for c in escaped:
+        assert visible("C1" + c) != "C1" + c and "\\" in visible("€ " + c)
+
+
 def test_the_period_from_the_data_is_in_andorran_calendar_days(tmp_path: Path) -> None:
     import json
 

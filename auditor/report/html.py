@@ -15,7 +15,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
 from auditor.engine import AuditResult
-from auditor.frames import isin
+from auditor.frames import rows_holding
 from auditor.i18n import game_name, labels
 from auditor.regulation import article_text
 from auditor.report.outputs import with_none
@@ -66,7 +66,7 @@ def _lookup(result: AuditResult, table: str, key: str, ids: set[str]) -> dict[st
     frame = result.bundle.frames.get(table)
     if frame is None or not ids:
         return {}
-    return {str(r[key]): r for r in _records(frame[isin(frame[key], list(ids))])}
+    return {str(r[key]): r for r in _records(frame.take(rows_holding(frame[key], sorted(ids))))}
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, object]]:

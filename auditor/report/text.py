@@ -21,5 +21,7 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def visible(text: str) -> str:
-    """`text` with every character XML cannot hold, or a reader cannot see, written as \\xNN or \\uNNNN."""
-    return _UNSHOWABLE.sub(_escape, text)
+    """`text` with every character XML cannot hold, or a reader cannot see, written as \\xNN or \\uNNNN.
+    Every such character is one Python does not call printable: text that is all printable (nearly
+    every cell) is returned as it is without the pattern's search (the report's 120k values)."""
+    return text if text.isprintable() else _UNSHOWABLE.sub(_escape, text)
