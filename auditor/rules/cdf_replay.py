@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from auditor.frames import among, as_categories, differs_from_previous, fixed_width_bytes, join_on_key, named, stable_sorted
+from auditor.frames import among, arrow, as_categories, differs_from_previous, fixed_width_bytes, join_on_key, stable_sorted
 from auditor.rules.base import Context
 from auditor.schema import REPLAY_ORDER
 
@@ -106,7 +108,9 @@ def replay(coups: pd.DataFrame, ctx: Context) -> pd.DataFrame:
     out["natural"] = (p2 >= 8) | (b2 >= 8)
     for i, name in enumerate(CARD_CODES):  # kept for CDF121, which counts each card a shoe deals
         out[name] = (pc if i < 3 else bc)[:, i % 3]
-    out["true_outcome"] = named(np.select([p_final > b_final, p_final < b_final], [0, 1], 2), ["player", "banker", "tie"], out.index)
+    # A Categorical of the outcome enum's names: the rules compare it with a name, a code comparison.
+    outcome = np.select([p_final > b_final, p_final < b_final], [0, 1], 2).astype(np.int8)
+    out["true_outcome"] = pd.Series(pd.Categorical.from_codes(outcome, categories=["player", "banker", "tie"]), index=out.index, copy=False)
 
     opt5 = np.asarray(ctx.param("player_optional_5", coups["ts"]), dtype=bool)
     player_rule = np.select([p2 <= 4, p2 == 5, p2 <= 7], [DRAW, np.where(opt5, OPTION, DRAW), STAND], STAND)
@@ -205,3 +209,15 @@ def stakes(ctx: Context) -> pd.DataFrame:
         return join_on_key(c.frame("cdf_stakes"), sorted_coups, "coup_id", "coup_id", cols[1:], how="inner", position="coup_pos", at=at)  # type: ignore[arg-type]
 
     return ctx.prepared("cdf_stakes", build)  # type: ignore[return-value]
+
+
+def stake_players(ctx: Context) -> tuple[np.ndarray, pa.Array]:
+    """Each stake's player (of `stakes`) as a code among the stakes' players, and those players: the
+    rules that pair players with coups (CDF132, CDF133) compare integers, and the 2M stakes' ids
+    are encoded once. A missing player takes the code after the last."""
+
+    def build(c: Context) -> tuple[np.ndarray, pa.Array]:
+        players = pc.dictionary_encode(arrow(stakes(c)["player_id"]))
+        return pc.fill_null(players.indices, len(players.dictionary)).to_numpy(zero_copy_only=False), players.dictionary
+
+    return ctx.prepared("cdf_stake_players", build)  # type: ignore[return-value]

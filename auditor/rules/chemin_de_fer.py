@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 
 from auditor.frames import among, arrow, cumsum_in_runs, differs_from_previous, equal, in_sorted, reduce_by, run_starts, unique_inverse
 from auditor.rules import cdf_replay as cdf
-from auditor.rules.base import Context, at_least, hits, no_hits, rule
+from auditor.rules.base import Context, Offending, at_least, hits, no_hits, rule
 
 COUPS = ("cdf_coups",)
 STAKES = ("cdf_coups", "cdf_stakes")
@@ -650,21 +650,21 @@ def banc_seguit_right(ctx: Context) -> pd.DataFrame:
     """
     s = cdf.stakes(ctx)
     # Without the table's previous coup (missing or quarantined: LOG005's) the right cannot be judged.
-    seguit = s[(s["kind"] == "banc_seguit") & s["has_prev"]]
-    if seguit.empty:
+    is_seguit = ((s["kind"] == "banc_seguit") & s["has_prev"]).to_numpy(dtype=bool)
+    if not is_seguit.any():
         return no_hits()
     c = cdf.coups(ctx)
-    lost_coup = ((c["true_outcome"] == "banker") & (c["status"] == "settled")).to_numpy(dtype=bool)
+    lost_coup = (c["settled"] & (c["true_outcome"] == "banker")).to_numpy(dtype=bool)
     # (coup position, player code) pairs as integers; the previous coup is the row before in `c`.
-    players = pc.dictionary_encode(arrow(s["player_id"]))
-    n_players = len(players.dictionary) + 1
-    code = pc.fill_null(players.indices, n_players - 1).to_numpy(zero_copy_only=False)
+    code, players = cdf.stake_players(ctx)
+    n_players = len(players) + 1
     at = s["coup_pos"].to_numpy()
     banc = among(s["kind"], cdf.BANC_KINDS) & lost_coup[at]
     lost_pairs = at[banc] * n_players + code[banc]
-    is_seguit = ((s["kind"] == "banc_seguit") & s["has_prev"]).to_numpy(dtype=bool)
-    ok = in_sorted((at[is_seguit] - 1) * n_players + code[is_seguit], lost_pairs)
-    return hits(seguit, ~ok, round_col="coup_id", item_col="stake_id", expected="banc lost on the previous coup", observed=lambda f: f["player_id"].astype(object))
+    seguit = np.flatnonzero(is_seguit)
+    bad = np.zeros(len(s), dtype=bool)
+    bad[seguit[~in_sorted((at[seguit] - 1) * n_players + code[seguit], lost_pairs)]] = True
+    return hits(s, bad, round_col="coup_id", item_col="stake_id", expected="banc lost on the previous coup", observed=lambda f: f["player_id"].astype(object))
 
 
 @rule(
@@ -683,30 +683,31 @@ def cards_to_highest_stake(ctx: Context) -> pd.DataFrame:
     """
     c = cdf.coups(ctx)
     s = cdf.stakes(ctx)
-    seated = s.loc[(s["seat"].notna() & (s["kind"] == "punt")).to_numpy(dtype=bool), ["player_id", "coup_pos", "amount_cents"]]
+    seated = (s["seat"].notna() & (s["kind"] == "punt")).to_numpy(dtype=bool)
     # Integers throughout: the coup by its position in `c`, the player by its code among the
     # (few) players of the stakes.
-    players = pc.dictionary_encode(arrow(seated["player_id"]))
-    n_players = len(players.dictionary) + 1
-    pair = seated["coup_pos"].to_numpy() * n_players + pc.fill_null(players.indices, -1).to_numpy(zero_copy_only=False)
-    pairs, group = unique_inverse(pair)
-    totals = np.bincount(group, weights=seated["amount_cents"].to_numpy(dtype="float64"), minlength=len(pairs))
+    code, players = cdf.stake_players(ctx)
+    n_players = len(players) + 1
+    pairs, group = unique_inverse(s["coup_pos"].to_numpy()[seated] * n_players + code[seated])
+    totals = np.bincount(group, weights=s["amount_cents"].to_numpy(dtype="float64")[seated], minlength=len(pairs))
     pair_coup = pairs // n_players
     top = reduce_by(np.maximum, totals, pair_coup, len(c), -np.inf)  # each coup's highest total
     # What the punt staked, where a pair is the punt's own (at most one a coup): the punt holds the
     # cards rightly when that is the coup's highest.
-    punt_code = pc.fill_null(pc.index_in(arrow(c["player_id"]), value_set=players.dictionary), n_players - 1).to_numpy(zero_copy_only=False)
-    punts = pairs % n_players == punt_code[pair_coup]
+    punt_code = pc.fill_null(pc.index_in(arrow(c["player_id"]), value_set=players), n_players - 1).to_numpy(zero_copy_only=False)
+    punts = np.flatnonzero(pairs % n_players == punt_code[pair_coup])
     punt_total = np.full(len(c), -np.inf)
     punt_total[pair_coup[punts]] = totals[punts]
     judged = (c["any_banc"] == 0).to_numpy() & np.isfinite(top)
     bad = judged & (punt_total != top)
 
-    def expected(f: pd.DataFrame) -> pd.Series:
+    def expected(f: Offending) -> pd.Series:
         rows = c.index.get_indexer(f.index)
-        names = np.asarray(players.dictionary.to_pylist(), dtype=object)
-        leader_pairs = pairs[totals == top[pair_coup]]
-        mine = leader_pairs[np.isin(leader_pairs // n_players, rows)]
+        # The pairs of the reported coups (each coup's are one run of the sorted pairs), then their leaders.
+        lo, hi = np.searchsorted(pair_coup, rows, "left"), np.searchsorted(pair_coup, rows, "right")
+        mine = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)]) if len(rows) else np.zeros(0, dtype=np.int64)
+        mine = pairs[mine[totals[mine] == top[pair_coup[mine]]]]
+        names = np.asarray(players.to_pylist(), dtype=object)
         by_coup = pd.Series(names[mine % n_players], index=mine // n_players).groupby(level=0).agg(lambda p: "|".join(sorted(map(str, p))))
         return pd.Series(by_coup.reindex(rows).to_numpy(), index=f.index, dtype=object)
 
