@@ -62,11 +62,25 @@ def _text(v: object) -> str:
     return str(v)
 
 
+# The columns of each table that the evidence shows: only these are boxed, row by row.
+EVIDENCE_COLUMNS = {
+    "cdf_coups": ["player_cards", "banker_cards", "mode", "outcome", "bank_cents", "banker_result_cents", "cagnotte_cents",
+                  "garage_cents", "garage_kind", "bank_after_cents", "bank_event", "banker_id"],
+    "wheel_spins": ["revolutions", "stop_slot", "symbol", "status", "on_pivot", "obstructed"],
+    "dice_throws": ["die1", "die2", "die3", "result", "dice_set_id", "launcher_id", "status", "null_reason"],
+    "tournaments": ["fees_cents", "organisation_costs_cents", "prizes_cents", "starts_on", "notified_on", "authorised_from", "authorised_to", "venue"],
+    "cdf_stakes": ["kind", "amount_cents", "result_cents", "player_id"],
+    "wheel_bets": ["symbol", "stake_cents", "payout_cents", "stake_returned"],
+    "dice_bets": ["target", "placement", "chips_cents", "payout_cents", "collected"],
+}
+
+
 def _lookup(result: AuditResult, table: str, key: str, ids: set[str]) -> dict[str, dict[str, object]]:
     frame = result.bundle.frames.get(table)
     if frame is None or not ids:
         return {}
-    return {str(r[key]): r for r in _records(frame.take(rows_holding(frame[key], sorted(ids))))}
+    shown = frame[[key, *(c for c in EVIDENCE_COLUMNS[table] if c in frame.columns and c != key)]]
+    return {str(r[key]): r for r in _records(shown.take(rows_holding(frame[key], sorted(ids))))}
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, object]]:
