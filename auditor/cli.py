@@ -12,7 +12,7 @@ import pandas as pd
 import typer
 
 from auditor import __version__
-from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit
+from auditor.engine import DEFAULT_WORKERS, AuditResult, audit_bundle, run_audit
 from auditor.i18n import LANGS, label
 from auditor.loading import BundleError, load_bundle
 from auditor.loading.bundle import manifest_notes, some_of
@@ -75,7 +75,9 @@ def _run(
             except StreamError as exc:
                 raise fail(str(exc)) from None
         keep_freed_memory()  # a whole audit reuses what it frees (`auditor.memory`)
-        return run_audit(load_bundle(bundle, progress=tick), rs, rules, lang=lang, progress=tick, workers=workers), None, None
+        if workers == 1:  # one game at a time, after the load: the least memory
+            return run_audit(load_bundle(bundle, progress=tick), rs, rules, lang=lang, progress=tick, workers=1), None, None
+        return audit_bundle(bundle, rs, rules, lang=lang, progress=tick, workers=workers), None, None
     except BundleError as exc:
         raise fail(str(exc)) from None
 

@@ -83,3 +83,29 @@ def test_hits_hands_a_rules_functions_the_offending_rows_only() -> None:
     assert list(found["expected"]) == ["<= 20", "<= 30", "<= 40"] and list(found["observed"]) == [40, 60, 80]
     assert list(found["detail"]) == ["C2", "C3", "C4"]
     assert hits(frame, frame["bank"] > 99, round_col="coup_id").empty
+
+
+def test_the_pipelined_audit_is_the_audit_of_the_loaded_bundle() -> None:
+    """audit_bundle (the load and the games in one pool, each game started once its tables are in)
+    gives what run_audit gives on the bundle load_bundle loads: findings, rules run and not run,
+    files and their counts, quarantine, figures; on every sample, broken and malformed ones too."""
+    from pathlib import Path
+
+    from auditor.engine import audit_bundle, run_audit
+    from auditor.figures import table_figures
+    from auditor.loading import load_bundle
+    from auditor.rules import select_rules
+    from auditor.ruleset import load_ruleset
+
+    samples = Path(__file__).resolve().parent.parent / "samples"
+    for path in sorted(p for p in samples.iterdir() if p.is_dir()):
+        for selected in (select_rules(), select_rules(["CDF", "LOG003"])):
+            piped = audit_bundle(path, load_ruleset(), selected, lang="en", workers=2)
+            loaded = load_bundle(path)
+            whole = run_audit(loaded, load_ruleset(), selected, lang="en", workers=2)
+            pd.testing.assert_frame_equal(piped.findings, whole.findings)
+            assert [r.code for r in piped.rules_run] == [r.code for r in whole.rules_run]
+            assert piped.rules_not_run == whole.rules_not_run and piped.errors == whole.errors
+            assert piped.bundle.files == loaded.files and list(piped.bundle.frames) == list(loaded.frames)
+            pd.testing.assert_frame_equal(piped.bundle.quarantine, loaded.quarantine)
+            pd.testing.assert_frame_equal(table_figures(piped.bundle), table_figures(loaded))

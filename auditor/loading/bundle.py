@@ -435,11 +435,13 @@ def duplicate_rows(table: str, rows: pd.DataFrame, first_at: np.ndarray | list[s
     )
 
 
-def _settled_requires(frames: dict[str, pd.DataFrame]) -> list[pd.DataFrame]:
-    """Columns required only when the parent round is settled (cdf_stakes.result_cents)."""
+def _settled_requires(frames: dict[str, pd.DataFrame], only: str | None = None) -> list[pd.DataFrame]:
+    """Columns required only when the parent round is settled (cdf_stakes.result_cents): the rows of
+    `frames` (of the child table `only`, if given) that lack them are taken out and returned as
+    quarantine records."""
     out: list[pd.DataFrame] = []
     for child, (key, parent, columns) in SETTLED_VIA_PARENT.items():
-        if child not in frames or parent not in frames:
+        if child not in frames or parent not in frames or (only is not None and child != only):
             continue
         kids, rounds = frames[child], frames[parent]
         settled_ids = rounds.loc[(rounds["status"] == "settled").to_numpy(dtype=bool), TABLES[parent].id_column]
@@ -576,68 +578,123 @@ def _load_table(
                       seen if table.name in NAMED_BY_OTHERS else None, unmatched, at)
 
 
+class BundleLoad:
+    """A bundle's tables being loaded, and the `bundle` they make. `submit` hands every table's load
+    to a pool of threads (round tables first: their items wait for the rounds' ids), `install` takes
+    a loaded table into `bundle` (a game can be audited once its tables are in), and `finish` puts
+    together what needs every table: the files, the quarantine, the ids others name. Installing
+    tables in any order gives the same bundle."""
+
+    def __init__(self, path: Path, progress: Progress | None = None, tables: set[str] | None = None) -> None:
+        if not path.exists():
+            raise BundleError(f"no such bundle: {path}")
+        if not path.is_dir():
+            raise BundleError(f"a bundle is a directory of table files: {path} is not a directory")
+        self.path = path
+        self.say = progress or (lambda _msg: None)
+        self.found, ignored = discover(path)
+        self.wanted = [t for t in TABLES if t in self.found and (tables is None or t in tables)]
+        self.rounds_of = {child: parent for child, (_, parent) in ITEM_ROUNDS.items() if child in self.wanted and parent in self.wanted}
+        self.loads: dict[str, _TableLoad] = {}
+        self.pending: dict[str, Future[_TableLoad]] = {}
+        self.settled: set[str] = set()  # item tables whose requirements on their settled rounds are checked
+        self.settled_quarantine: list[pd.DataFrame] = []
+        self.bundle = Bundle(path, [], {}, pd.DataFrame(columns=QUARANTINE_COLUMNS), {}, ignored=ignored)
+
+    def order(self, smallest_first: bool = False) -> list[str]:
+        """Round tables first (their items wait for their ids; a pool takes tasks in order, so a round
+        table is always under way before its items wait for it), the largest first, then the other
+        tables: the largest first, so that the threads finish together, or with `smallest_first`
+        for an audit whose games start as their tables are in (the games of the smaller tables
+        become ready first, and their rules run beside the last, largest, loads)."""
+        size = {t: sum(p.stat().st_size for p in self.found[t]) for t in self.wanted}
+        rounds = set(self.rounds_of.values())
+        return sorted(self.wanted, key=lambda t: (t not in rounds, size[t] if smallest_first and t not in rounds else -size[t]))
+
+    def _round_ids(self, child: str) -> Callable[[], pd.Series | None] | None:
+        if child not in self.rounds_of:
+            return None
+        parent = self.rounds_of[child]
+
+        def ids() -> pd.Series | None:
+            done = self.loads[parent] if parent in self.loads else self.pending[parent].result()
+            return None if done.seen is None else done.frame[TABLES[parent].id_column]
+        return ids
+
+    def load_one(self, table: str) -> _TableLoad:
+        return _load_table(TABLES[table], self.found[table], self.path, self.say, self._round_ids(table))
+
+    def submit(self, pool: ThreadPoolExecutor, smallest_first: bool = False) -> dict[str, Future[_TableLoad]]:
+        """Every table's load, in `order`; each future stored before the next task can ask for it."""
+        for t in self.order(smallest_first):
+            self.pending[t] = pool.submit(self.load_one, t)
+        return dict(self.pending)
+
+    def install(self, table: str, load: _TableLoad) -> None:
+        """Take a loaded table into the bundle: its frame, its items set aside and their rounds'
+        positions; then the requirements on settled rounds of an item table whose rounds are in."""
+        self.loads[table] = load
+        bundle = self.bundle
+        bundle.frames[table] = load.frame
+        if load.unmatched is not None:
+            bundle.unmatched[table] = load.unmatched
+        if load.round_positions is not None:
+            bundle._derived[positions_key(table, ITEM_ROUNDS[table][0], self.rounds_of[table])] = load.round_positions
+        if any(f.error for f in load.files):
+            bundle.unread.add(table)
+        for child, (key, parent, _) in SETTLED_VIA_PARENT.items():
+            if child in self.settled or child not in self.loads or (parent in self.wanted and parent not in self.loads):
+                continue
+            before = bundle.frames[child]
+            self.settled_quarantine.extend(_settled_requires(bundle.frames, child))
+            if bundle.frames[child] is not before:  # rows left out since: looked up again when needed
+                bundle._derived.pop(positions_key(child, key, parent), None)
+            self.settled.add(child)
+
+    def ready(self, tables: set[str]) -> bool:
+        """Whether every one of `tables` that the bundle holds is installed, and checked against its
+        settled rounds where it is an item table: a game reading them can be audited."""
+        return all(t in self.loads and (t not in SETTLED_VIA_PARENT or t in self.settled) for t in tables if t in self.wanted)
+
+    def finish(self) -> Bundle:
+        """The bundle, once every table is installed: what needs them all put together."""
+        bundle, loads = self.bundle, self.loads
+        files = [f for t in self.wanted for f in loads[t].files]
+        # Frames in the order of the format's tables whatever order they were loaded in (a new dict,
+        # never one that games reading theirs see change under them).
+        bundle.frames = {t: bundle.frames[t] for t in self.wanted}
+        bundle.unmatched = {t: bundle.unmatched[t] for t in self.wanted if t in bundle.unmatched}
+        quarantine = [q for t in self.wanted for q in loads[t].quarantine]
+        bundle.ids_seen = {t: seen for t in self.wanted if (seen := loads[t].seen) is not None}
+        # Rows quarantined after their file was counted: repeated ids, then settled requirements.
+        late = [loads[t].duplicates for t in self.wanted if len(loads[t].duplicates)] + self.settled_quarantine
+        loads.clear()
+        self.pending.clear()
+        _count_late_quarantine(files, late)
+        parts = [x for x in quarantine + late if len(x)]
+        bundle.quarantine = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=QUARANTINE_COLUMNS)
+        bundle.files = files
+        bundle.manifest, bundle.manifest_error = read_manifest(self.path)
+        bundle.unread = {f.table for f in files if f.error}
+        return bundle
+
+
 def load_bundle(
     path: Path, progress: Progress | None = None, tables: set[str] | None = None, threads: int = LOAD_THREADS
 ) -> Bundle:
     """Read, type and check every table of the bundle at `path`. Tables are independent until the
     checks across them (settled stakes), so `threads` of them load at once: Arrow's reading and
     hashing release the GIL. The result does not depend on `threads`."""
-    if not path.exists():
-        raise BundleError(f"no such bundle: {path}")
-    if not path.is_dir():
-        raise BundleError(f"a bundle is a directory of table files: {path} is not a directory")
-    say = progress or (lambda _msg: None)
-    found, ignored = discover(path)
-    wanted = [t for t in TABLES if t in found and (tables is None or t in tables)]
-    rounds_of = {child: parent for child, (_, parent) in ITEM_ROUNDS.items() if child in wanted and parent in wanted}
-    loads: dict[str, _TableLoad] = {}
-    pending: dict[str, Future[_TableLoad]] = {}
-
-    def round_ids(child: str) -> Callable[[], pd.Series | None] | None:
-        if child not in rounds_of:
-            return None
-        parent = rounds_of[child]
-
-        def ids() -> pd.Series | None:
-            done = loads[parent] if parent in loads else pending[parent].result()
-            return None if done.seen is None else done.frame[TABLES[parent].id_column]
-        return ids
-
-    # Round tables first (their items wait for their ids; a pool takes tasks in order, so a round
-    # table is always under way before its items wait for it), then the largest, so that the
-    # threads finish together.
-    size = {t: sum(p.stat().st_size for p in found[t]) for t in wanted}
-    order = sorted(wanted, key=lambda t: (t not in rounds_of.values(), -size[t]))
-    if threads > 1 and len(wanted) > 1:
+    load = BundleLoad(path, progress, tables)
+    if threads > 1 and len(load.wanted) > 1:
         with ThreadPoolExecutor(max_workers=threads) as pool:
-            for t in order:  # each future stored before the next task can ask for it
-                pending[t] = pool.submit(_load_table, TABLES[t], found[t], path, say, round_ids(t))
-            for t in wanted:
-                loads[t] = pending[t].result()
+            futures = load.submit(pool)
+            for t in load.wanted:
+                load.install(t, futures[t].result())
     else:
-        for t in order:
-            loads[t] = _load_table(TABLES[t], found[t], path, say, round_ids(t))
-    files = [f for t in wanted for f in loads[t].files]
-    frames = {t: loads[t].frame for t in wanted}
-    unmatched = {t: u for t in wanted if (u := loads[t].unmatched) is not None}
-    known: dict[Hashable, object] = {positions_key(child, ITEM_ROUNDS[child][0], parent): at
-                                      for child, parent in rounds_of.items() if (at := loads[child].round_positions) is not None}
-    quarantine = [q for t in wanted for q in loads[t].quarantine]
-    ids_seen = {t: seen for t in wanted if (seen := loads[t].seen) is not None}
-    late = [loads[t].duplicates for t in wanted if len(loads[t].duplicates)]  # rows quarantined after their file was counted
-    loads.clear()
-    pending.clear()
-    before = dict(frames)
-    late.extend(_settled_requires(frames))
-    for child, (key, parent) in ITEM_ROUNDS.items():
-        if child in frames and frames[child] is not before[child]:
-            known.pop(positions_key(child, key, parent), None)  # rows left out since: looked up again when needed
-    _count_late_quarantine(files, late)
-    parts = [x for x in quarantine + late if len(x)]
-    q = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=QUARANTINE_COLUMNS)
-    manifest, manifest_error = read_manifest(path)
-    unread = {f.table for f in files if f.error}
-    return Bundle(path, files, frames, q, ids_seen, manifest, manifest_error, ignored, unread, unmatched, known)
+        for t in load.order():
+            load.install(t, load.load_one(t))
+    return load.finish()
 
 
 def _count_late_quarantine(files: list[SourceFile], late: list[pd.DataFrame]) -> None:
