@@ -148,7 +148,7 @@ def to_findings(rule: Rule, hits: pd.DataFrame, lang: str) -> pd.DataFrame:
         hits = hits.reindex(columns=HIT_COLUMNS)
     n, index = len(hits), hits.index
     line = hits["line"].to_numpy()
-    if line.dtype != np.int64:
+    if line.dtype.kind != "i":
         line = pd.to_numeric(hits["line"], errors="coerce").fillna(0).astype("int64").to_numpy()
     codes = np.zeros(n, dtype=np.int8)
 
