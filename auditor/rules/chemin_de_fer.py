@@ -393,8 +393,9 @@ def six_decks(ctx: Context) -> pd.DataFrame:
     shoe_of = shoe[rows]
     # Each card's place in its shoe: its place among all cards less the cards dealt before the
     # shoe's first coup.
-    per_coup = np.bincount(rows, minlength=len(order)).astype(index)
-    shoe_first = (np.cumsum(per_coup, dtype=index) - per_coup)[np.flatnonzero(new_shoe)]
+    per_coup: np.ndarray = np.bincount(rows, minlength=len(order)).astype(index)
+    before: np.ndarray = np.cumsum(per_coup, dtype=index)
+    shoe_first = (before - per_coup)[np.flatnonzero(new_shoe)]
     nth = np.arange(1, len(rows) + 1, dtype=index) - shoe_first[shoe_of]
     in_force = ctx.param("decks", order["ts"])
     decks = in_force.to_numpy()[rows] if isinstance(in_force, pd.Series) else np.asarray(in_force)  # one value: not one per card
