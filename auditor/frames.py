@@ -70,13 +70,12 @@ def rows_holding(values: pd.Series, wanted: list[str]) -> np.ndarray:
     if not len(ids) or not wanted:
         return np.zeros(0, dtype=np.int64)
     width = _fixed_width(ids) if pa.types.is_large_string(ids.type) and not ids.null_count else None
-    if width is not None and pc.all(pc.less(ids[:-1], ids[1:])).as_py() is not False:
+    if width is not None and pc.all(pc.less(ids[:-1], ids[1:])).as_py():
         probe = pa.array([w for w in wanted if len(w.encode("utf-8")) == width], type=pa.large_string())
         if not len(probe):
             return np.zeros(0, dtype=np.int64)
-        rows, keys = _as_fixed_bytes(ids, width), _as_fixed_bytes(probe, width)
-        at = np.minimum(np.searchsorted(rows, keys), len(rows) - 1)
-        return np.unique(at[rows[at] == keys])
+        found = _found_in_sorted(_as_fixed_bytes(ids, width), _as_fixed_bytes(probe, width))
+        return np.unique(found[found >= 0])
     return np.flatnonzero(isin(values, wanted))
 
 
@@ -117,10 +116,18 @@ def _sorted_positions(keys: pa.Array, ids: pa.Array) -> np.ndarray | None:
     sized = pc.fill_null(pc.equal(pc.binary_length(run_keys), width), False)
     found = np.full(len(starts), -1, dtype=np.int64)
     if pc.any(sized).as_py():
-        probe, sorted_ids = _as_fixed_bytes(run_keys.filter(sized), width), _as_fixed_bytes(ids, width)
-        at = np.minimum(_search_sorted(sorted_ids, probe), len(sorted_ids) - 1)
-        found[sized.to_numpy(zero_copy_only=False)] = np.where(sorted_ids[at] == probe, at, -1)
+        found[sized.to_numpy(zero_copy_only=False)] = _found_in_sorted(_as_fixed_bytes(ids, width), _as_fixed_bytes(run_keys.filter(sized), width))
     return found[run]
+
+
+def _found_in_sorted(sorted_ids: np.ndarray, probe: np.ndarray) -> np.ndarray:
+    """For each probe (bytes of one width), its position among `sorted_ids` (the same width, in
+    increasing order), or -1: the binary search of `_search_sorted`, each find then checked byte for
+    byte. What finds items' rounds, a few late rows among ids in order, and the rows a report shows."""
+    if not len(probe) or not len(sorted_ids):
+        return np.full(len(probe), -1, dtype=np.int64)
+    at = np.minimum(_search_sorted(sorted_ids, probe), len(sorted_ids) - 1)
+    return np.where(sorted_ids[at] == probe, at, -1)
 
 
 def _search_sorted(sorted_ids: np.ndarray, probe: np.ndarray) -> np.ndarray:
@@ -311,11 +318,7 @@ def _in_rising(head: pa.Array, tail: pa.Array) -> np.ndarray:
         found = np.full(len(tail), -1, dtype=np.int64)
         sized = np.flatnonzero(pc.fill_null(pc.equal(pc.binary_length(tail), width), False).to_numpy(zero_copy_only=False))
         if len(sized):
-            probe = _as_fixed_bytes(tail.take(pa.array(sized, type=pa.int64())).cast(head.type), width)
-            rows = _as_fixed_bytes(head, width)
-            at = np.minimum(np.searchsorted(rows, probe), len(rows) - 1)
-            hit = rows[at] == probe
-            found[sized[hit]] = at[hit]
+            found[sized] = _found_in_sorted(_as_fixed_bytes(head, width), _as_fixed_bytes(tail.take(pa.array(sized, type=pa.int64())).cast(head.type), width))
         return found
     shared = np.flatnonzero(pc.fill_null(pc.is_in(head, value_set=tail), False).to_numpy(zero_copy_only=False))
     in_head = pc.index_in(tail, value_set=head.take(pa.array(shared, type=pa.int64())), skip_nulls=True)
