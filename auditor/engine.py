@@ -402,9 +402,8 @@ def audit_bundle(
     load = BundleLoad(path, say)
     by_game = _by_game(rules)
     need = {g: {t for r in game_rules for t in r.tables} for g, game_rules in by_game.items()}
-    size = {t: sum(f.stat().st_size for f in load.found[t]) for t in load.wanted}
     # Largest games first, so the threads finish together; the log's last, once every table is in.
-    order = sorted((g for g in by_game if g != "log"), key=lambda g: -sum(size.get(t, 0) for t in need[g]))
+    order = sorted((g for g in by_game if g != "log"), key=lambda g: -sum(load.size.get(t, 0) for t in need[g]))
     started: dict[str, Future[_GameRun]] = {}
     with ThreadPoolExecutor(max_workers=max(workers, LOAD_THREADS)) as pool:
 

@@ -595,6 +595,7 @@ class BundleLoad:
         self.found, ignored = discover(path)
         self.wanted = [t for t in TABLES if t in self.found and (tables is None or t in tables)]
         self.rounds_of = {child: parent for child, (_, parent) in ITEM_ROUNDS.items() if child in self.wanted and parent in self.wanted}
+        self.size = {t: sum(p.stat().st_size for p in self.found[t]) for t in self.wanted}  # bytes on disk of each table
         self.loads: dict[str, _TableLoad] = {}
         self.pending: dict[str, Future[_TableLoad]] = {}
         self.settled: set[str] = set()  # item tables whose requirements on their settled rounds are checked
@@ -607,8 +608,7 @@ class BundleLoad:
         tables: the largest first, so that the threads finish together, or with `smallest_first`
         for an audit whose games start as their tables are in (the games of the smaller tables
         become ready first, and their rules run beside the last, largest, loads)."""
-        size = {t: sum(p.stat().st_size for p in self.found[t]) for t in self.wanted}
-        rounds = set(self.rounds_of.values())
+        size, rounds = self.size, set(self.rounds_of.values())
         return sorted(self.wanted, key=lambda t: (t not in rounds, size[t] if smallest_first and t not in rounds else -size[t]))
 
     def _round_ids(self, child: str) -> Callable[[], pd.Series | None] | None:
@@ -675,7 +675,6 @@ class BundleLoad:
         bundle.quarantine = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=QUARANTINE_COLUMNS)
         bundle.files = files
         bundle.manifest, bundle.manifest_error = read_manifest(self.path)
-        bundle.unread = {f.table for f in files if f.error}
         return bundle
 
 
