@@ -136,7 +136,10 @@ def _search_sorted(sorted_ids: np.ndarray, probe: np.ndarray) -> np.ndarray:
     bytes found then refuses. Ids in order share their first bytes (C0000...): when the bytes after
     them fit in eight, both sides are searched as unsigned integers of those bytes, which order as
     the bytes do (900k run keys among 1M round ids: 58 -> 25 ms), not by comparing strings at every
-    step."""
+    step. A few probes (planted or late rows after 4M ids in order) are searched for as bytes: the
+    ids' integers would cost a pass over them all, and fresh memory for it (26 -> 0.1 ms)."""
+    if len(probe) * 64 < len(sorted_ids):
+        return np.searchsorted(sorted_ids, probe)
     width = sorted_ids.dtype.itemsize
     ids = sorted_ids.view(np.uint8).reshape(-1, width)
     # In increasing order, every id shares the bytes the first and the last share.
@@ -270,41 +273,63 @@ def _sort_key(values: pd.Series) -> pa.Array | None:
 
 def first_occurrences(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """For each id, the position of the first row that holds it (-1 for a null), and the distinct
-    non-null ids.
+    non-null ids: `later_occurrences` with a position for every row."""
+    rows, firsts, distinct = later_occurrences(ids)
+    codes = np.arange(len(ids), dtype=np.int64)
+    codes[rows] = firsts
+    return codes, distinct
+
+
+def later_occurrences(ids: pa.Array) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+    """(rows, firsts, distinct): the rows, in increasing order, that are not the first occurrence of
+    their id (every null among them, its first -1), the first row holding each one's id, and the
+    distinct non-null ids. Held so rather than as a position for every row: ids repeat at a few rows
+    of millions, and a row-sized array and its comparison with each row's own position were two
+    passes over fresh memory (4M bets: 0.13 s of their load).
 
     Logs are usually written in id order: the longest strictly increasing prefix (the head) holds
     distinct ids by comparison alone, and only the rows after it (the tail) are hashed. Out-of-order
     logs are merged by sorting when written in a few runs, else hashed by numpy when the ids are of
     one width, else dictionary-encoded by Arrow; every way gives the same answer."""
     n = len(ids)
+    none = np.zeros(0, dtype=np.int64)
     if n == 0:
-        return np.zeros(0, dtype=np.int64), ids
+        return none, none, ids
     rising = pc.fill_null(pc.less(ids[:-1], ids[1:]), False).to_numpy(zero_copy_only=False)
     broken = np.flatnonzero(~rising)
     k = int(broken[0]) + 1 if len(broken) else n  # rows [0, k) are strictly increasing
     if not ids[0].is_valid:
         k = 0
     if k < max(1, n // 2):
-        if len(broken) * 32 <= n:
-            merged = _first_by_sorting(ids)
-            if merged is not None:
-                return merged
-        hashed = _first_by_hashing(ids)
-        if hashed is not None:
-            return hashed
-        return _first_by_dictionary(ids)
-    codes = np.arange(n, dtype=np.int64)
+        codes, distinct = _first_anywhere(ids, few_runs=len(broken) * 32 <= n)
+        rows = np.flatnonzero(codes != np.arange(n))
+        return rows, codes[rows], distinct
     if k == n:
-        return codes, ids
+        return none, none, ids
     head, tail = ids[:k], ids[k:]
     in_head = _in_rising(head, tail)
     from_head = in_head >= 0
-    codes[k:][from_head] = in_head[from_head]
     # The other tail rows: their first occurrence is within the tail (recursively, the same way).
     rest = np.flatnonzero(~from_head)
     rest_codes, rest_distinct = first_occurrences(tail.take(pa.array(rest, type=pa.int64())))
-    codes[k:][rest] = np.where(rest_codes >= 0, k + rest[np.maximum(rest_codes, 0)], -1)
-    return codes, pa.concat_arrays([head, rest_distinct])
+    first = in_head  # each tail row's first occurrence, in the bundle's positions
+    first[rest] = np.where(rest_codes >= 0, k + rest[np.maximum(rest_codes, 0)], -1)
+    later = np.flatnonzero(first != np.arange(k, n))
+    # Every tail row repeating the head (planted duplicates): the head is the distinct ids, uncopied.
+    distinct = pa.concat_arrays([head, rest_distinct]) if len(rest_distinct) else head
+    return k + later, first[later], distinct
+
+
+def _first_anywhere(ids: pa.Array, few_runs: bool) -> tuple[np.ndarray, pa.Array]:
+    """`first_occurrences` of ids in no particular order (`few_runs`: increasing in a few runs)."""
+    if few_runs:
+        merged = _first_by_sorting(ids)
+        if merged is not None:
+            return merged
+    hashed = _first_by_hashing(ids)
+    if hashed is not None:
+        return hashed
+    return _first_by_dictionary(ids)
 
 
 def _in_rising(head: pa.Array, tail: pa.Array) -> np.ndarray:
@@ -352,21 +377,21 @@ def _sortable(parts: list[pa.Array]) -> np.ndarray | None:
     return keys
 
 
-def written_again(ids: pa.Array, first: np.ndarray) -> set[str]:
-    """The ids of the rows that are not their id's first occurrence (`first`: `first_occurrences`)."""
-    later = np.flatnonzero((first >= 0) & (first != np.arange(len(first))))
-    return set(ids.take(pa.array(later, type=pa.int64())).to_pylist())
+def written_again(ids: pa.Array, rows: np.ndarray, firsts: np.ndarray) -> set[str]:
+    """The ids of the rows that are not their id's first occurrence (`rows` and `firsts`:
+    `later_occurrences`), nulls aside."""
+    return set(ids.take(pa.array(rows[firsts >= 0], type=pa.int64())).to_pylist())
 
 
 def repeated_ids(parts: list[pa.Array]) -> set[str]:
-    """The ids that occur more than once among `parts` (nulls aside), as `first_occurrences` of their
+    """The ids that occur more than once among `parts` (nulls aside), as `later_occurrences` of their
     concatenation tells them, with less memory where no positions are needed: the ids as bytes of
     one width (`_sortable`) sorted in place, equal neighbours kept. Ids it cannot take, or holding
     a NUL byte (numpy drops those that end a value), go through `first_occurrences`."""
     keys = _sortable(parts)
     if keys is None or any((text_bytes(p) == 0).any() for p in parts if len(p)):
         every = pa.concat_arrays(parts) if parts else pa.array([], type=pa.large_string())
-        return written_again(every, first_occurrences(every)[0])
+        return written_again(every, *later_occurrences(every)[:2])
     keys = keys if keys.flags.writeable else keys.copy()  # uncopied Arrow memory is read-only
     keys.sort()
     twice = keys[1:][keys[1:] == keys[:-1]]

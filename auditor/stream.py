@@ -50,7 +50,7 @@ import pyarrow.parquet as pq
 
 from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit, sorted_findings
 from auditor.figures import combine_figures, table_figures
-from auditor.frames import arrow, first_occurrences, isin, positions, repeated_ids, stable_sorted, written_again
+from auditor.frames import arrow, isin, later_occurrences, positions, repeated_ids, stable_sorted, written_again
 from auditor.loading.bundle import LOAD_THREADS, Bundle, LoadedFiles, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required, part_order, set_aside_unmatched
 from auditor.loading.coerce import as_text, parse_column
 from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame, repeated_names
@@ -230,8 +230,8 @@ def _repeats(table: str, got: _PartIds) -> _PartIds:
         got.ids = None
         return got
     every = got.every_id()
-    first, got.distinct = first_occurrences(every)
-    got.repeated = written_again(every, first)
+    rows, firsts, got.distinct = later_occurrences(every)
+    got.repeated = written_again(every, rows, firsts)
     got.hold_once(every)
     return got
 

@@ -11,7 +11,7 @@ import pytest
 
 from auditor.frames import (
     among, as_categories, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key,
-    named, order_by, positions, reduce_by, repeated_ids, rows_holding, run_starts, stable_sorted, unique_inverse,
+    later_occurrences, named, order_by, positions, reduce_by, repeated_ids, rows_holding, run_starts, stable_sorted, unique_inverse,
 )
 
 
@@ -139,6 +139,23 @@ def test_first_occurrences_examples(values: list[str | None]) -> None:
     codes, distinct = first_occurrences(pa.array(values, type=pa.string()))
     assert codes.tolist() == _naive_first(values)
     assert sorted(distinct.to_pylist()) == sorted({v for v in values if v is not None})
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_later_occurrences_are_the_rows_not_first_of_their_id(seed: int) -> None:
+    """The sparse answer: the rows, in increasing order, whose id an earlier row holds (and every
+    null row, its first -1), each with the first row holding its id."""
+    rng = np.random.default_rng(seed)
+    values: list[str | None] = [f"B{i:04d}" for i in range(int(rng.integers(1, 400)))]
+    for _ in range(int(rng.integers(0, 12))):
+        values.insert(int(rng.integers(0, len(values) + 1)), None if rng.random() < 0.2 else values[int(rng.integers(0, len(values)))])
+    for ordered in (values, values[::-1]):
+        rows, firsts, distinct = later_occurrences(pa.array(ordered, type=pa.large_string()))
+        naive = _naive_first(ordered)
+        expected = [i for i, f in enumerate(naive) if f != i]
+        assert rows.tolist() == expected
+        assert firsts.tolist() == [naive[i] for i in expected]
+        assert sorted(distinct.to_pylist()) == sorted({v for v in ordered if v is not None})
 
 
 def _naive_first(ids: list[str | None]) -> list[int]:

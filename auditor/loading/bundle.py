@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 from pandas.api.types import union_categoricals
 
-from auditor.frames import arrow, first_occurrences, isin, positions
+from auditor.frames import arrow, isin, later_occurrences, positions
 from auditor.loading.coerce import as_text, coerce, finalize_dtypes
 from auditor.loading.readers import LineError, RawTable, UnreadableFile, read_raw
 from auditor.schema import (
@@ -382,25 +382,28 @@ def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.nd
     marks those that passed LOG001; `ids` the own id of each of its rows): their mask and LOG002
     records, and every distinct id the table's rows name (quarantined rows included, for LOG003).
 
-    The ids of every row read are matched once (`first_occurrences`): each row learns where its id
-    first stands, so repeated ids are found without hashing an id twice."""
+    The ids of every row read are matched once (`later_occurrences`): the rows whose id an earlier
+    row holds are found without hashing an id twice."""
     none = pd.DataFrame(columns=QUARANTINE_COLUMNS)
     no_dup = np.zeros(len(frame), dtype=bool)
     if not len(ids):
         return no_dup, none, pa.array([], type=pa.large_string())
-    first, seen = first_occurrences(arrow(ids))
-    if not table.id_column or not clean.any() or len(seen) == int((first >= 0).sum()):
+    if len(ids) != len(frame):
+        raise AssertionError(f"{table.name}: {len(ids)} ids for {len(frame)} rows")
+    later_rows, firsts, seen = later_occurrences(arrow(ids))
+    named = firsts >= 0  # not the rows of a missing id
+    if not table.id_column or not clean.any() or not named.any():
         return no_dup, none, seen
-    if len(first) != len(frame):
-        raise AssertionError(f"{table.name}: {len(first)} ids for {len(frame)} rows")
     # Only the rows whose id an earlier row holds, and those earlier rows, can be repeats: a few
     # among millions (working out every clean row's first clean occurrence took three passes over 4M bets).
-    repeats = np.flatnonzero(first != np.arange(len(first)))
-    repeats = repeats[first[repeats] >= 0]
-    held = np.union1d(first[repeats], repeats)
+    repeats, first_of = later_rows[named], firsts[named]
+    held = np.union1d(first_of, repeats)
     held = held[clean[held]]
+    # Each held row's first occurrence: a repeat's is listed, any other row is its id's first.
+    listed = np.minimum(np.searchsorted(repeats, held), len(repeats) - 1)
+    first_of_held = np.where(repeats[listed] == held, first_of[listed], held)
     # First clean row of each such id; every other clean row holding it is a later occurrence.
-    ids_of, group = np.unique(first[held], return_inverse=True)
+    ids_of, group = np.unique(first_of_held, return_inverse=True)
     first_clean = np.full(len(ids_of), len(frame), dtype=np.int64)
     np.minimum.at(first_clean, group, held)
     first_row = first_clean[group]
