@@ -285,7 +285,7 @@ def later_occurrences(ids: pa.Array) -> tuple[np.ndarray, np.ndarray, pa.Array]:
     their id (every null among them, its first -1), the first row holding each one's id, and the
     distinct non-null ids. Held so rather than as a position for every row: ids repeat at a few rows
     of millions, and a row-sized array and its comparison with each row's own position were two
-    passes over fresh memory (4M bets: 0.13 s of their load).
+    passes over fresh memory (4M bets with planted repeats: their deduplication 0.10 -> 0.05 s).
 
     Logs are usually written in id order: the longest strictly increasing prefix (the head) holds
     distinct ids by comparison alone, and only the rows after it (the tail) are hashed. Out-of-order
@@ -387,7 +387,7 @@ def repeated_ids(parts: list[pa.Array]) -> set[str]:
     """The ids that occur more than once among `parts` (nulls aside), as `later_occurrences` of their
     concatenation tells them, with less memory where no positions are needed: the ids as bytes of
     one width (`_sortable`) sorted in place, equal neighbours kept. Ids it cannot take, or holding
-    a NUL byte (numpy drops those that end a value), go through `first_occurrences`."""
+    a NUL byte (numpy drops those that end a value), go through `later_occurrences`."""
     keys = _sortable(parts)
     if keys is None or any((text_bytes(p) == 0).any() for p in parts if len(p)):
         every = pa.concat_arrays(parts) if parts else pa.array([], type=pa.large_string())
