@@ -3,9 +3,11 @@
     python bench/run.py [--rounds 1000000] [--bundle bench/out/month-1000k] [--workers 1] [--audit-runs 3] [--by-partition] [--copies N] [--clock-offset] [--shuffled] [--uuid-ids] [--no-pandera]
 
 Generates the workload if it is missing (all games, Parquet, breaches planted at 1 %), then prints:
-the time pyarrow takes just to read the files (the faster of two reads), the whole audit (load, each
-game's rules, outputs) measured in a child process with its peak memory (the fastest of
-`--audit-runs`, 3 by default), rows per second per game, the ratio to the read,
+the time pyarrow takes just to read the files (the faster of two reads in this process, the second
+reusing the first's memory; and the read in a fresh process of its own, as the audit starts), the
+whole audit (load, each game's rules, outputs) measured in a child process with its peak memory
+(the fastest of `--audit-runs`, 3 by default, each run just after a read of each kind, so that
+every ratio also compares the same minutes), rows per second per game, the ratios to the reads,
 and the same handful of checks written with pandera, timed on the same frames. `--by-partition`:
 the workload split by day (a wheel bet by the day it was placed) and audited by partition;
 `--copies N`: that split played N times over, one copy after another in time, audited by partition
@@ -129,6 +131,14 @@ def pyarrow_read(bundle: Path, into_pandas: bool = False) -> tuple[float, int, f
         if into_pandas:
             table.to_pandas()
     return time.perf_counter() - started, rows, time.process_time() - cpu
+
+
+def child_read(bundle: Path) -> None:
+    """`pyarrow_read` once, in a process of its own: the read as the audit meets it, in a process
+    that has not yet touched the memory the tables take (the bench's own second read reuses the
+    first's)."""
+    seconds, rows, cpu = pyarrow_read(bundle)
+    print("RESULT " + json.dumps({"total": seconds, "rows": rows, "cpu": cpu, "peak_gib": own_peak_gib()}))
 
 
 def child_by_partition(bundle: Path, out: Path) -> None:
@@ -434,9 +444,13 @@ def main() -> None:
     parser.add_argument("--child", nargs=2, type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--child-partition", nargs=2, type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--child-pandera", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--child-read", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child[0], args.child[1], args.workers)
+        return
+    if args.child_read:
+        child_read(args.child_read)
         return
     if args.child_partition:
         child_by_partition(args.child_partition[0], args.child_partition[1])
@@ -459,8 +473,17 @@ def main() -> None:
     workers = ["--workers", str(args.workers)] if args.workers else []
     # The audit as many times as asked, the fastest kept, as the read's fastest is: on this machine a
     # process's first touch of memory costs more or less by the minute, and one run says little.
-    runs = [measured([sys.executable, __file__, "--child", str(bundle), str(out), *workers]) for _ in range(max(1, args.audit_runs))]
+    # Each audit just after a read in a fresh process of its own, so that the two are compared in
+    # the same minutes and from the same start: a process whose memory is all to be faulted in.
+    # The bench's own read is taken again before each run too (its memory reused, as the first two).
+    runs, fresh_reads, warm_reads = [], [], []
+    for _ in range(max(1, args.audit_runs)):
+        warm_reads.append(pyarrow_read(bundle)[0])
+        pa.default_memory_pool().release_unused()
+        fresh_reads.append(measured([sys.executable, __file__, "--child-read", str(bundle)])[0])
+        runs.append(measured([sys.executable, __file__, "--child", str(bundle), str(out), *workers]))
     totals = [r["timings"]["total"] for r, _ in runs]
+    fresh = min(fresh_reads, key=lambda r: r["total"])
     report, _ = min(runs, key=lambda run: run[0]["timings"]["total"])
     peak_gb = max(peak for _, peak in runs)
     if not args.no_pandera:
@@ -468,12 +491,21 @@ def main() -> None:
     t, cpu = report["timings"], report["cpu"]
     print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}")
     print(f"bundle: {bundle} — {report['rows_read']:,} rows, {report['findings']:,} findings, report.html {report['report_bytes'] / 1e6:.1f} MB")
-    print(f"\npyarrow read of the same files: {read_s:8.2f} s ({read_rows:,} rows; CPU {read_cpu:.2f} s, every thread)")
+    print(f"\npyarrow read of the same files: {read_s:8.2f} s ({read_rows:,} rows; CPU {read_cpu:.2f} s, every thread;"
+          " the faster of two reads in one process, the second reusing the first's memory)")
+    read_times = ", ".join(f"{r['total']:.2f}" for r in fresh_reads)
+    print(f"the same read, a fresh process: {fresh['total']:8.2f} s (CPU {fresh['cpu']:.2f} s; the fastest of {len(fresh_reads)}, "
+          f"each just before an audit run: {read_times} s)")
     print(f"the same read into pandas:      {pandas_s:8.2f} s   ratio {pandas_s / read_s:.1f}× the read (no typing, no rule)")
     print(f"whole audit, outputs included: {t['total']:8.2f} s   ratio {t['total'] / read_s:.1f}× the read   peak memory {peak_gb:.2f} GiB"
           + (f"   (fastest of {len(totals)} runs: {', '.join(f'{x:.2f}' for x in totals)} s; the most memory of any)" if len(totals) > 1 else ""))
+    paired = ", ".join(f"{r['timings']['total'] / f['total']:.1f}" for (r, _), f in zip(runs, fresh_reads, strict=True))
+    paired_warm = ", ".join(f"{r['timings']['total'] / w:.1f}" for (r, _), w in zip(runs, warm_reads, strict=True))
+    print(f"                                           ratio {t['total'] / fresh['total']:.1f}× the read in a fresh process; "
+          f"each run against the reads just before it: {paired_warm}× the bench's, {paired}× the fresh process's")
     # CPU seconds: on a machine whose speed varies by the hour they vary less than the wall clock.
-    print(f"  its CPU:                      {cpu['total']:8.2f} s   ratio {cpu['total'] / read_cpu:.1f}× the read's CPU")
+    print(f"  its CPU:                      {cpu['total']:8.2f} s   ratio {cpu['total'] / read_cpu:.1f}× the read's CPU, "
+          f"{cpu['total'] / fresh['cpu']:.1f}× the fresh read's")
     print("\nwhere the time goes (wall clock; CPU of every thread beside)")
     overlap = report["workers"] > 1
     print(f"  {'load (read, type, quarantine)':34s} {t['load']:8.2f} s   CPU {cpu['load']:6.2f} s"
