@@ -413,6 +413,9 @@ def measured(cmd: list[str]) -> tuple[dict[str, Any], float]:
     if status != 0:
         sys.exit(f"the audit failed:\n{stdout}")
     report = json.loads(next(line for line in stdout.splitlines() if line.startswith("RESULT "))[7:])
+    # The child's own CPU split and page faults (wait4 reports that child alone): on this machine the
+    # kernel's share, most of it the first touch of fresh memory, is what varies from run to run.
+    report["rusage"] = {"user": usage.ru_utime, "sys": usage.ru_stime, "faults": usage.ru_minflt + usage.ru_majflt}
     own = report.get("peak_gib")
     return report, own if own is not None else usage.ru_maxrss / 1024 / 1024
 
@@ -506,6 +509,13 @@ def main() -> None:
     # CPU seconds: on a machine whose speed varies by the hour they vary less than the wall clock.
     print(f"  its CPU:                      {cpu['total']:8.2f} s   ratio {cpu['total'] / read_cpu:.1f}× the read's CPU, "
           f"{cpu['total'] / fresh['cpu']:.1f}× the fresh read's")
+    def kernel(run: dict[str, Any]) -> str:
+        u = run["rusage"]
+        return f"{u['sys']:.2f} s for {u['faults'] / 1e6:.2f}M page faults"
+
+    print("  the kernel's CPU (system time: mostly zeroing the fresh memory each page fault hands out), run by run:")
+    print(f"    whole audit                 {'; '.join(kernel(r) for r, _ in runs)}")
+    print(f"    read in a fresh process     {'; '.join(kernel(f) for f in fresh_reads)}")
     print("\nwhere the time goes (wall clock; CPU of every thread beside)")
     overlap = report["workers"] > 1
     print(f"  {'load (read, type, quarantine)':34s} {t['load']:8.2f} s   CPU {cpu['load']:6.2f} s"
