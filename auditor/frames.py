@@ -689,6 +689,13 @@ def as_categories(values: pd.Series) -> pd.Series:
     return pd.Series(pd.Categorical.from_codes(codes, categories=names), index=values.index, copy=False)
 
 
+def coded(codes: np.ndarray, names: list[str], index: pd.Index) -> pd.Series:
+    """`names[code]` for each code (-1: missing) as a Categorical of `names`: a code a row, for a
+    value of an enum (a replay's outcome or result, a typed enum column, a row's file) that rules
+    compare with a name or another enum by code (`named` gives the same values as text)."""
+    return pd.Series(pd.Categorical.from_codes(codes, categories=names), index=index, copy=False)
+
+
 def named(codes: np.ndarray, names: list[str], index: pd.Index) -> pd.Series:
     """`names[code]` for each code (-1: missing) as pandas' Arrow-backed text, gathered by Arrow from
     the few names: numpy's text from `np.select` becomes pandas text a Python string at a time

@@ -509,6 +509,7 @@ def main() -> None:
     # CPU seconds: on a machine whose speed varies by the hour they vary less than the wall clock.
     print(f"  its CPU:                      {cpu['total']:8.2f} s   ratio {cpu['total'] / read_cpu:.1f}× the read's CPU, "
           f"{cpu['total'] / fresh['cpu']:.1f}× the fresh read's")
+
     def kernel(run: dict[str, Any]) -> str:
         u = run["rusage"]
         return f"{u['sys']:.2f} s for {u['faults'] / 1e6:.2f}M page faults"

@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 from pandas.api.types import union_categoricals
 
-from auditor.frames import arrow, isin, later_occurrences, positions
+from auditor.frames import arrow, coded, isin, later_occurrences, positions
 from auditor.loading.coerce import as_text, coerce, finalize_dtypes
 from auditor.loading.readers import LineError, RawTable, UnreadableFile, read_raw
 from auditor.schema import (
@@ -316,7 +316,7 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
     for (_, source), count in zip(raws, np.bincount(file_code[bad], minlength=len(raws)), strict=True):
         source.rows_quarantined += int(count)
     # As Series: pandas copies a bare array it is given, and these are made for the frame.
-    typed["_file"] = pd.Series(pd.Categorical.from_codes(file_code, categories=list(names)), index=typed.index, copy=False)
+    typed["_file"] = coded(file_code, list(names), typed.index)
     typed["_line"] = pd.Series(lines, index=typed.index, copy=False)
     own = ids["own_id"] if "own_id" in ids else pd.Series([], dtype=object)
     return LoadedFiles(sources, typed, [q for q in quarantine if len(q)], own, ~bad)

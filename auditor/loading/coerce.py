@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from auditor.frames import codes_in, masked_numbers
+from auditor.frames import coded, codes_in, masked_numbers
 from auditor.schema import CARD_PATTERN, Column, Table
 
 # Digits are ASCII: Python's \d also takes other scripts' digits ("١٢"), which no integer or time of
@@ -213,7 +213,7 @@ def _parse_enum(raw: pd.Series, column: Column) -> tuple[pd.Series, pd.Series, s
     names = list(column.values)
     codes = codes_in(text, names)
     bad = pd.Series(text.notna().to_numpy() & (codes < 0), index=text.index)
-    return pd.Series(pd.Categorical.from_codes(codes, categories=names), index=text.index), bad, "not one of " + "|".join(names)
+    return coded(codes, names, text.index), bad, "not one of " + "|".join(names)
 
 
 def _parse_cards(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:

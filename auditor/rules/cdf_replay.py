@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.frames import among, arrow, as_categories, differs_from_previous, fixed_width_bytes, join_on_key, stable_sorted
+from auditor.frames import among, arrow, as_categories, coded, differs_from_previous, fixed_width_bytes, join_on_key, stable_sorted
 from auditor.rules.base import Context
 from auditor.schema import REPLAY_ORDER
 
@@ -110,7 +110,7 @@ def replay(coups: pd.DataFrame, ctx: Context) -> pd.DataFrame:
         out[name] = (pc if i < 3 else bc)[:, i % 3]
     # A Categorical of the outcome enum's names: the rules compare it with a name, a code comparison.
     outcome = np.select([p_final > b_final, p_final < b_final], [0, 1], 2).astype(np.int8)
-    out["true_outcome"] = pd.Series(pd.Categorical.from_codes(outcome, categories=["player", "banker", "tie"]), index=out.index, copy=False)
+    out["true_outcome"] = coded(outcome, ["player", "banker", "tie"], out.index)
 
     opt5 = np.asarray(ctx.param("player_optional_5", coups["ts"]), dtype=bool)
     player_rule = np.select([p2 <= 4, p2 == 5, p2 <= 7], [DRAW, np.where(opt5, OPTION, DRAW), STAND], STAND)

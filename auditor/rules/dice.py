@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import among, as_categories, codes_in, differs_from_previous, equal, is_code, join_on_key, masked_numbers, reduce_by, run_starts
+from auditor.frames import among, as_categories, coded, codes_in, differs_from_previous, equal, is_code, join_on_key, masked_numbers, reduce_by, run_starts
 from auditor.rules.base import Context, Offending, hits, iso, no_hits, rule
 from auditor.schema import REPLAY_ORDER, TABLES
 
@@ -28,7 +28,7 @@ def _throws(ctx: Context) -> pd.DataFrame:
         t["total"] = total
         result = np.select([total == 3, total.between(5, 7), total.between(14, 16), total.isna()], [0, 1, 2, -1], 3)
         # A Categorical of the result enum's names: compared with a name or an enum by code.
-        t["true_result"] = pd.Series(pd.Categorical.from_codes(result.astype(np.int8), categories=["asos", "petit", "gran", "none"]), index=t.index, copy=False)
+        t["true_result"] = coded(result.astype(np.int8), ["asos", "petit", "gran", "none"], t.index)
         t["settled"] = t["status"] == "settled"
         t["touched"] = t["touched_before_announce"].fillna(False).astype(bool)
         same = ~differs_from_previous(t["table_id"])
