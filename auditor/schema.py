@@ -25,6 +25,11 @@ class Column:
     values: tuple[str, ...] = ()
     minimum: float | None = None
     maximum: float | None = None
+    # Text that no rule, figure or report reads, only types: held as a Categorical where the reader
+    # gives one (Parquet text in a big file), a code a row instead of its text. 4M bets' players:
+    # 16 MB of codes for 72 MB of text, and decoded ~0.03-0.1 s sooner. A rule that comes to read
+    # such a column must take it as the Categorical it may be (or drop the flag).
+    held_as_codes: bool = False
 
     @property
     def signed(self) -> bool:
@@ -139,7 +144,7 @@ TABLES: dict[str, Table] = {
             (
                 C("spin_id", "str", "req"),
                 C("table_id", "str", "req"),
-                C("croupier_id", "str"),
+                C("croupier_id", "str", held_as_codes=True),
                 C("ts_open", "timestamp", "req"),
                 C("ts_no_more_bets", "timestamp", "req"),
                 C("ts_stop", "timestamp", "req"),
@@ -160,7 +165,7 @@ TABLES: dict[str, Table] = {
             (
                 C("bet_id", "str", "req"),
                 C("spin_id", "str", "req"),
-                C("player_id", "str", "req"),
+                C("player_id", "str", "req", held_as_codes=True),
                 C("symbol", "enum", "req", ("24", "15", "7", "4", "2", "figura_1", "figura_2")),
                 C("stake_cents", "int", "req"),
                 C("ts_placed", "timestamp", "req"),
@@ -211,7 +216,7 @@ TABLES: dict[str, Table] = {
             (
                 C("bet_id", "str", "req"),
                 C("throw_id", "str", "req"),
-                C("player_id", "str", "req"),
+                C("player_id", "str", "req", held_as_codes=True),
                 C("seat", "int", minimum=0),
                 C("target", "enum", "req", ("asos", "petit", "gran")),
                 C("placement", "enum", "req", ("normal", "boundary")),

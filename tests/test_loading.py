@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from helpers import CDF_TABLE, cdf, coup, stake_row, write_bundle
+from helpers import CDF_TABLE, bet, cdf, coup, spin, stake_row, wheel, write_bundle
 from typer.testing import CliRunner
 
 from auditor.cli import app
@@ -235,7 +235,7 @@ def test_parquet_enums_are_typed_alike_however_each_partition_holds_them(tmp_pat
         if day == "2026-03-04":  # text written as bytes
             table = table.set_column(table.schema.get_field_index("mode"), "mode", table["mode"].cast(pa.binary()))
         pq.write_table(table, part / f"{day}.parquet")
-    as_read = readers.read_raw(part / "2026-03-02.parquet", enum_columns=["bank_event"]).frame["bank_event"]
+    as_read = readers.read_raw(part / "2026-03-02.parquet", category_columns=["bank_event"]).frame["bank_event"]
     assert isinstance(as_read.dtype, pd.CategoricalDtype) == (dictionary_rows == 0)
     bundle = load_bundle(tmp_path)
     q = bundle.quarantine
@@ -249,6 +249,39 @@ def test_parquet_enums_are_typed_alike_however_each_partition_holds_them(tmp_pat
     assert c["bank_event"].astype(str).tolist() == ["initial", "retained", "retained", "retained", "retained", "auction"]
     for name in ("outcome", "status", "mode", "bank_event"):
         assert list(c[name].cat.categories) == list(CDF_COUPS.column(name).values), name
+
+
+@pytest.mark.parametrize("dictionary_rows", [0, 10**9])
+def test_text_held_as_codes_keeps_its_values_however_each_partition_holds_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dictionary_rows: int) -> None:
+    # A bet's player (text no rule reads) is read from big Parquet files as categories (0: every
+    # file's): each partition with its own dictionary, one as plain text, one as bytes; its values,
+    # its missing cell and the findings are the same as text would give.
+    monkeypatch.setattr(readers, "DICTIONARY_ROWS", dictionary_rows)
+    assert TABLES["wheel_bets"].column("player_id").held_as_codes
+    write_bundle(tmp_path, wheel([spin("W1-1"), spin("W1-2", n=2)]), "parquet")
+    part = tmp_path / "wheel_bets"
+    part.mkdir()
+    days = {
+        "2026-03-01": [bet("B1", player_id="J1"), bet("B2", player_id="J2")],
+        "2026-03-02": [bet("B3", "W1-2", n=2, player_id="J2"), bet("B4", "W1-2", n=2, player_id="J3")],
+        "2026-03-03": [bet("B5", "W1-2", n=2, player_id=None), bet("B6", "W1-2", n=2, player_id="J1", stake=10**9)],
+    }
+    for day, rows in days.items():
+        table = pa.Table.from_pandas(pd.DataFrame(rows), preserve_index=False).replace_schema_metadata(None)
+        if day == "2026-03-02":  # a dictionary of another order than the first file's
+            table = table.set_column(table.schema.get_field_index("player_id"), "player_id", pa.chunked_array([pa.array(["J3", "J2"]).dictionary_encode().take(pa.array([1, 0]))]))
+        if day == "2026-03-03":  # text written as bytes
+            table = table.set_column(table.schema.get_field_index("player_id"), "player_id", table["player_id"].cast(pa.binary()))
+        pq.write_table(table, part / f"{day}.parquet")
+    first = readers.read_raw(part / "2026-03-01.parquet", category_columns=["player_id"]).frame["player_id"]
+    assert isinstance(first.dtype, pd.CategoricalDtype) == (dictionary_rows == 0)
+    bundle = load_bundle(tmp_path)
+    q = bundle.quarantine
+    assert list(zip(q["file"], q["line"], q["reason"], strict=True)) == [("wheel_bets/2026-03-03.parquet", 1, "player_id: required value missing")]
+    b = bundle.frames["wheel_bets"].set_index("bet_id")
+    assert b["player_id"].astype(str).to_dict() == {"B1": "J1", "B2": "J2", "B3": "J2", "B4": "J3", "B6": "J1"}
+    findings = run_audit(bundle, load_ruleset(), select_rules("WHL211")).findings
+    assert set(findings["item_id"]) == {"B6"}  # the bet over the table's maximum, named by its id
 
 
 def test_parquet_timestamp_without_time_zone_is_refused(tmp_path: Path) -> None:

@@ -272,7 +272,7 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
     raws: list[tuple[RawTable, SourceFile]] = []
     text_columns = [c.name for c in table.columns if c.type in ("str", "enum", "cards", "timestamp", "date")]
     int_columns = [c.name for c in table.columns if c.type == "int"]
-    enum_columns = [c.name for c in table.columns if c.type == "enum"]
+    category_columns = [c.name for c in table.columns if c.type == "enum" or c.held_as_codes]
     for path, name in files:
         if root is not None and not inside_bundle(root, path):
             sources.append(SourceFile(name=name, table=table.name, sha256="", error=OUTSIDE))
@@ -281,7 +281,7 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
         source = SourceFile(name=name, table=table.name, sha256=sha256_of(path))
         sources.append(source)
         try:
-            raw = read_raw(path, text_columns, int_columns, enum_columns)
+            raw = read_raw(path, text_columns, int_columns, category_columns)
         except UnreadableFile as exc:
             source.error = str(exc)
             quarantine.append(_unreadable(table, name, str(exc)))

@@ -194,6 +194,10 @@ def _parse_date(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
 
 
 def _parse_str(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
+    """Text as text; a column the reader gave as categories of text (`Column.held_as_codes`, from
+    Parquet) stays those categories: any text is a lawful value, so there is nothing to look up."""
+    if isinstance(raw.dtype, pd.CategoricalDtype) and pd.api.types.is_string_dtype(raw.dtype.categories.dtype):
+        return raw, pd.Series(False, index=raw.index), ""
     return as_text(raw), pd.Series(False, index=raw.index), ""
 
 

@@ -64,11 +64,13 @@ def file_format(path: Path) -> str:
 
 
 def read_raw(
-    path: Path, text_columns: list[str] | None = None, int_columns: list[str] | None = None, enum_columns: list[str] | None = None
+    path: Path, text_columns: list[str] | None = None, int_columns: list[str] | None = None,
+    category_columns: list[str] | None = None,
 ) -> RawTable:
     """`text_columns`: columns the format holds as text (ids, enums, times), read as strings as written;
-    `int_columns`: the integers, read as written (JSONL); `enum_columns`: the enums, read from Parquet
-    as categories where the file holds them as text."""
+    `int_columns`: the integers, read as written (JSONL); `category_columns`: the enums and the text
+    held as codes (`Column.held_as_codes`), read from Parquet as categories where the file holds them
+    as text."""
     fmt = file_format(path)
     try:
         if fmt in ("csv", "csv.gz"):
@@ -76,7 +78,7 @@ def read_raw(
         if fmt in ("jsonl", "jsonl.gz"):
             return read_jsonl(path, text_columns, int_columns)
         if fmt == "parquet":
-            return read_parquet(path, enum_columns)
+            return read_parquet(path, category_columns)
     except UnreadableFile:
         raise
     except (OSError, EOFError, zlib.error, pa.ArrowException, ValueError, UnicodeDecodeError, TypeError, OverflowError) as exc:
@@ -533,10 +535,10 @@ def _read_jsonl_careful(data: bytes) -> RawTable:
     return RawTable(frame, np.asarray(lines, dtype=np.int64), errors)
 
 
-def read_parquet(path: Path, enum_columns: list[str] | None = None) -> RawTable:
-    """`enum_columns` read as categories: a value a few bytes a row, not decoded to 4M strings that
-    the typing looks up again one by one (the typing takes their few categories instead)."""
-    frame = parquet_frame(open_parquet(path, enum_columns).read())
+def read_parquet(path: Path, category_columns: list[str] | None = None) -> RawTable:
+    """`category_columns` read as categories: a value a few bytes a row, not decoded to 4M strings
+    that the typing looks up again one by one (the typing takes their few categories instead)."""
+    frame = parquet_frame(open_parquet(path, category_columns).read())
     # A row's number, in 32 bits where they fit: every row of the bundle carries one (13M rows:
     # 52 MB less to copy and to fault in).
     return RawTable(frame, np.arange(1, len(frame) + 1, dtype=np.int32 if len(frame) < 2**31 - 1 else np.int64))
