@@ -15,6 +15,11 @@ what the games freed is kept until they are all done).
 An audit by partition does not: it is the audit of a bundle larger than memory, and kept memory
 fragments across its steps (three copies of the month: peak 1.68 -> 2.12 GiB). It hands memory back
 after the load and after each game, as the whole audit did before.
+
+Neither uses transparent huge pages (`avoid_huge_pages`): numpy asks for them on its large arrays,
+and a huge page is 2 MiB the kernel must find free and zero at once, which on the benchmark's
+machine cost from a fifth to four times what the same memory costs in small pages, and now and then
+turned an audit's 1.6-2.3 s of kernel time into 5.6-7.2 s.
 """
 
 from __future__ import annotations
@@ -23,9 +28,12 @@ import ctypes
 import ctypes.util
 import functools
 import gc
+import sys
 
 import pyarrow as pa
 
+# prctl's option (linux/prctl.h): no transparent huge pages for this process and its children.
+_PR_SET_THP_DISABLE = 41
 # mallopt's parameters (glibc's malloc.h).
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8
 # mallopt takes an int: the largest threshold it can be given. An array beyond 2 GB is mapped on its
@@ -78,12 +86,33 @@ def use_lean_memory_pool() -> None:
         pass
 
 
+def avoid_huge_pages() -> bool:
+    """No transparent huge pages for the process (Linux's PR_SET_THP_DISABLE), whatever numpy asks
+    for its arrays (`madvise(MADV_HUGEPAGE)`) or the system's default. A huge page is 2 MiB the kernel
+    finds free and zeroes at once; on the benchmark's machine (a VM, THP on madvise) 1 GiB faulted
+    in huge pages took 0.12-2.49 s of kernel time where small pages took 0.60-0.75 s, and in each of
+    the `make bench` runs of 2026-12-01 one audit in three had a third of the page faults and 5.6-7.2
+    s of kernel time instead of 1.6-2.3 s. Six alternating pairs on 13M rows: kernel time 1.97-2.55
+    -> 1.74-1.88 s, page faults 0.53-0.59M -> 0.66-0.73M, whole audit no slower (5.15-5.72 ->
+    5.13-5.62 s); by partition 8.1-8.3 -> 7.6-7.7 s of kernel time, peak 1.22-1.24 -> 1.20-1.21 GiB.
+    True if done; False where the system has no such switch (not Linux, or a kernel before 3.15)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(_PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
 def set_up_audit_process() -> None:
     """What an audit's process does once, after its imports, the CLI's and the benchmark's alike:
-    Arrow's lean pool (a whole audit then keeps freed memory instead: `keep_freed_memory`); then
-    what is loaded by now (the interpreter, pandas, pyarrow, the rules), which lives as long as the
-    process, kept out of the collector's generations, so that it is not walked again each time the
-    report's many small objects set off a collection (outputs of 13M rows: 0.70 s -> 0.60 s)."""
+    no transparent huge pages (`avoid_huge_pages`); Arrow's lean pool (a whole audit then keeps
+    freed memory instead: `keep_freed_memory`); then what is loaded by now (the interpreter,
+    pandas, pyarrow, the rules), which lives as long as the process, kept out of the collector's
+    generations, so that it is not walked again each time the report's many small objects set off
+    a collection (outputs of 13M rows: 0.70 s -> 0.60 s)."""
+    avoid_huge_pages()
     use_lean_memory_pool()
     gc.freeze()
 
