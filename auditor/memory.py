@@ -18,8 +18,7 @@ after the load and after each game, as the whole audit did before.
 
 Neither uses transparent huge pages (`avoid_huge_pages`): numpy asks for them on its large arrays,
 and a huge page is 2 MiB the kernel must find free and zero at once, which on the benchmark's
-machine cost from a fifth to four times what the same memory costs in small pages, and now and then
-turned an audit's 1.6-2.3 s of kernel time into 5.6-7.2 s.
+machine cost from a fifth to four times what the same memory costs in small pages.
 """
 
 from __future__ import annotations
@@ -90,11 +89,12 @@ def avoid_huge_pages() -> bool:
     """No transparent huge pages for the process (Linux's PR_SET_THP_DISABLE), whatever numpy asks
     for its arrays (`madvise(MADV_HUGEPAGE)`) or the system's default. A huge page is 2 MiB the kernel
     finds free and zeroes at once; on the benchmark's machine (a VM, THP on madvise) 1 GiB faulted
-    in huge pages took 0.12-2.49 s of kernel time where small pages took 0.60-0.75 s, and in each of
-    the `make bench` runs of 2026-12-01 one audit in three had a third of the page faults and 5.6-7.2
-    s of kernel time instead of 1.6-2.3 s. Six alternating pairs on 13M rows: kernel time 1.97-2.55
-    -> 1.74-1.88 s, page faults 0.53-0.59M -> 0.66-0.73M, whole audit no slower (5.15-5.72 ->
-    5.13-5.62 s); by partition 8.1-8.3 -> 7.6-7.7 s of kernel time, peak 1.22-1.24 -> 1.20-1.21 GiB.
+    in huge pages took 0.12-2.49 s of kernel time where small pages took 0.60-0.75 s. Six
+    alternating pairs on 13M rows (2026-12-01): kernel time 1.97-2.55 -> 1.74-1.88 s, page faults
+    0.53-0.59M -> 0.66-0.73M, whole audit no slower (5.15-5.72 -> 5.13-5.62 s); by partition
+    8.1-8.3 -> 7.6-7.7 s of kernel time, peak 1.22-1.24 -> 1.20-1.21 GiB. (The odd audit of `make
+    bench` with a third of the page faults and 5.6-8.0 s of kernel time is not this: it happened
+    once with huge pages off too.)
     True if done; False where the system has no such switch (not Linux, or a kernel before 3.15)."""
     if not sys.platform.startswith("linux"):
         return False

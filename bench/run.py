@@ -404,18 +404,36 @@ def own_peak_gib() -> float | None:
     return None if kib is None else kib / 1024 / 1024
 
 
+# Counters of the whole system's memory (/proc/vmstat) that tell why a run's kernel time is what it
+# is: huge pages faulted in, allocations that stalled to compact or reclaim memory, file pages read
+# again after eviction. System-wide: whatever else ran meanwhile is counted too.
+VMSTAT = {"thp_fault_alloc": "huge pages", "compact_stall": "compaction stalls", "allocstall_normal": "reclaim stalls",
+          "workingset_refault_file": "file pages refaulted", "pgmajfault": "major faults"}
+
+
+def vmstat() -> dict[str, int]:
+    try:
+        lines = Path("/proc/vmstat").read_text().splitlines()
+    except OSError:
+        return {}
+    return {name: int(value) for name, value in (line.split() for line in lines) if name in VMSTAT}
+
+
 def measured(cmd: list[str]) -> tuple[dict[str, Any], float]:
     """Run a child audit; its RESULT line and its own peak memory in GiB: what it measured of itself
     (`own_peak_gib`), or else os.wait4's rusage (KiB on Linux), which counts the parent's peak too."""
+    before = vmstat()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, cwd=ROOT)
     stdout = proc.stdout.read() if proc.stdout else ""
     _, status, usage = os.wait4(proc.pid, 0)
+    after = vmstat()
     if status != 0:
         sys.exit(f"the audit failed:\n{stdout}")
     report = json.loads(next(line for line in stdout.splitlines() if line.startswith("RESULT "))[7:])
     # The child's own CPU split and page faults (wait4 reports that child alone): on this machine the
     # kernel's share, most of it the first touch of fresh memory, is what varies from run to run.
     report["rusage"] = {"user": usage.ru_utime, "sys": usage.ru_stime, "faults": usage.ru_minflt + usage.ru_majflt}
+    report["vmstat"] = {name: after[name] - before[name] for name in after if name in before and after[name] != before[name]}
     own = report.get("peak_gib")
     return report, own if own is not None else usage.ru_maxrss / 1024 / 1024
 
@@ -512,11 +530,15 @@ def main() -> None:
 
     def kernel(run: dict[str, Any]) -> str:
         u = run["rusage"]
-        return f"{u['sys']:.2f} s for {u['faults'] / 1e6:.2f}M page faults"
+        peak = f", peak {run['peak_gib']:.2f} GiB" if run.get("peak_gib") is not None else ""
+        seen = ", ".join(f"{n:,} {VMSTAT[k]}" for k, n in run.get("vmstat", {}).items())
+        return f"{u['sys']:.2f} s for {u['faults'] / 1e6:.2f}M page faults{peak}" + (f" (system-wide meanwhile: {seen})" if seen else "")
 
     print("  the kernel's CPU (system time: mostly zeroing the fresh memory each page fault hands out), run by run:")
-    print(f"    whole audit                 {'; '.join(kernel(r) for r, _ in runs)}")
-    print(f"    read in a fresh process     {'; '.join(kernel(f) for f in fresh_reads)}")
+    for i, (r, _) in enumerate(runs, 1):
+        print(f"    whole audit, run {i}          {kernel(r)}")
+    for i, f in enumerate(fresh_reads, 1):
+        print(f"    read in a fresh process, {i}  {kernel(f)}")
     print("\nwhere the time goes (wall clock; CPU of every thread beside)")
     overlap = report["workers"] > 1
     print(f"  {'load (read, type, quarantine)':34s} {t['load']:8.2f} s   CPU {cpu['load']:6.2f} s"
