@@ -201,7 +201,7 @@ def child(bundle: Path, out: Path, workers: int | None) -> None:
     t["total"], cpu["total"] = time.perf_counter() - started, time.process_time() - cpu_started
     report = {"timings": t, "cpu": cpu, "per_game": result.timings, "rows": rows, "findings": int(len(result.findings)), "workers": workers,
               "rows_read": sum(f.rows_read for f in loaded.files), "report_bytes": (out / "report.html").stat().st_size,
-              "peak_gib": own_peak_gib()}
+              "peak_gib": own_peak_gib(), "huge_pages": own_huge_pages()}
     print("RESULT " + json.dumps(report))
 
 
@@ -419,6 +419,21 @@ def vmstat() -> dict[str, int]:
     return {name: int(value) for name, value in (line.split() for line in lines) if name in VMSTAT}
 
 
+def own_huge_pages() -> dict[str, object]:
+    """Whether this process may take transparent huge pages (THP_enabled) and how many MiB of its
+    memory they hold now (AnonHugePages): which tells an audit's own huge pages from another
+    process's in `VMSTAT`'s system-wide count."""
+    found: dict[str, object] = {}
+    for name, key in (("/proc/self/status", "THP_enabled:"), ("/proc/self/smaps_rollup", "AnonHugePages:")):
+        try:
+            line = next((x for x in Path(name).read_text().splitlines() if x.startswith(key)), None)
+        except OSError:
+            line = None
+        if line is not None:
+            found[key.rstrip(":")] = int(line.split()[1])
+    return found
+
+
 def measured(cmd: list[str]) -> tuple[dict[str, Any], float]:
     """Run a child audit; its RESULT line and its own peak memory in GiB: what it measured of itself
     (`own_peak_gib`), or else os.wait4's rusage (KiB on Linux), which counts the parent's peak too."""
@@ -532,7 +547,10 @@ def main() -> None:
         u = run["rusage"]
         peak = f", peak {run['peak_gib']:.2f} GiB" if run.get("peak_gib") is not None else ""
         seen = ", ".join(f"{n:,} {VMSTAT[k]}" for k, n in run.get("vmstat", {}).items())
-        return f"{u['sys']:.2f} s for {u['faults'] / 1e6:.2f}M page faults{peak}" + (f" (system-wide meanwhile: {seen})" if seen else "")
+        huge = run.get("huge_pages", {})
+        own = (f", its own huge pages {'allowed' if huge['THP_enabled'] else 'off'}" if "THP_enabled" in huge else "") + (
+            f", {huge['AnonHugePages'] / 1024:.0f} MiB in them at its end" if huge.get("AnonHugePages") else "")
+        return f"{u['sys']:.2f} s for {u['faults'] / 1e6:.2f}M page faults{peak}{own}" + (f" (system-wide meanwhile: {seen})" if seen else "")
 
     print("  the kernel's CPU (system time: mostly zeroing the fresh memory each page fault hands out), run by run:")
     for i, (r, _) in enumerate(runs, 1):
