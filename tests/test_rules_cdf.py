@@ -216,6 +216,24 @@ def test_cdf121_the_313th_card_of_a_shoe(tmp_path: Path) -> None:
     assert found(f) == [("C53", None)] and f.iloc[0]["observed"] == "7 × AS"
 
 
+def test_cdf121_a_card_past_the_shoe_that_is_no_copy_too_many(tmp_path: Path) -> None:
+    """With one deck in force, a shoe that dealt a second A♠ early (its coup reported for the copy)
+    then deals its 53rd card, the first Q♣ it deals: reported for the shoe's size, not for a copy,
+    and the coups between pass."""
+    text = (RULESET_DIR / "decret-455-2025.toml").read_text(encoding="utf-8")
+    start = text.index("[parameters.decks]")
+    custom = tmp_path / "one-deck.toml"
+    custom.write_text(text[:start] + text[start:].replace("values = { 2025-12-10 = 6 }", "values = { 2025-12-10 = 1 }", 1), encoding="utf-8")
+    deck = [r + s for r in "A23456789TJQK" for s in "SHDC"]
+    dealt = ["AS", *(c for c in deck if c not in ("KC", "QC")), "KC", "QC"]  # 53 cards, the second the only repeat
+    hands = [dealt[i : i + 6] for i in range(0, 48, 6)] + [dealt[48:]]  # eight coups of six, one of five
+    coups = [coup(f"C{i + 1}", coup_no=i + 1, ts=at(60 * i), player_cards=" ".join(h[:3]), banker_cards=" ".join(h[3:])) for i, h in enumerate(hands)]
+    bundle = load_bundle(write_bundle(tmp_path / "b", cdf(coups)))
+    f = run_audit(bundle, load_ruleset(custom), select_rules("CDF121"), lang="en").findings
+    assert found(f) == [("C1", None), ("C9", None)]
+    assert list(zip(f["expected"], f["observed"], strict=True)) == [("<= 1 × AS", "2 × AS"), ("<= 52 cards", "53 cards")]
+
+
 def test_cdf122_stop_card(tmp_path: Path) -> None:
     coups = [coup("C1"), coup("C2", stop_card=True), coup("C3"), coup("C4", shoe_id="S2", coup_no=1, ts=at(600))]
     f = audit(tmp_path, cdf(coups), "CDF122")

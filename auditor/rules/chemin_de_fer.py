@@ -380,43 +380,47 @@ def six_decks(ctx: Context) -> pd.DataFrame:
     # The cards as the replay parsed them: six small integer columns sorted, not the hands' text.
     order = cdf.in_shoe_order(c, cdf.CARD_CODES)
     codes = np.stack([order[name].to_numpy() for name in cdf.CARD_CODES], axis=1)  # n × 6, -1 = no card
+    present = codes >= 0
     # Coups are sorted by shoe, so each shoe's cards are one contiguous run.
     new_shoe = ~cdf.same_shoe_as_previous(order).to_numpy(dtype=bool)
-    # Arrays of a card each (6M cards a million coups): 32-bit positions and keys where they fit
-    # halve the memory this rule touches, which is most of its time.
     small = len(order) * 52 < 2**31
     index = np.int32 if small else np.int64
     shoe = np.cumsum(new_shoe, dtype=index) - 1
-    flat = codes.reshape(-1)
-    dealt = np.flatnonzero(flat >= 0)
-    rows, flat = (dealt // 6).astype(index), flat[dealt]
-    shoe_of = shoe[rows]
-    # Each card's place in its shoe: its place among all cards less the cards dealt before the
-    # shoe's first coup.
-    per_coup: np.ndarray = np.bincount(rows, minlength=len(order)).astype(index)
-    before: np.ndarray = np.cumsum(per_coup, dtype=index)
-    shoe_first = (before - per_coup)[np.flatnonzero(new_shoe)]
-    nth = np.arange(1, len(rows) + 1, dtype=index) - shoe_first[shoe_of]
     in_force = ctx.param("decks", order["ts"])
-    decks = in_force.to_numpy()[rows] if isinstance(in_force, pd.Series) else np.asarray(in_force)  # one value: not one per card
-    # The n-th copy of a card within its shoe: counted only for the (rare) cards a shoe holds more
-    # than the fewest decks in force, since every other copy is within any limit.
-    key = shoe_of * index(52) + flat
-    suspects = np.flatnonzero((np.bincount(key) > np.min(decks))[key]) if len(key) else np.zeros(0, dtype=np.int64)
-    copies = pd.Series(key[suspects]).groupby(key[suspects], sort=False).cumcount().to_numpy() + 1
-    over_card = np.zeros(len(rows), dtype=bool)
-    over_card[suspects] = copies > (decks[suspects] if np.ndim(decks) else decks)
-    over_shoe = nth > decks * 52
+    decks = in_force.to_numpy() if isinstance(in_force, pd.Series) else np.asarray(in_force)  # a coup's (one value: never changed)
+    # Worked out a coup at a time, then card by card for the few coups that may break a limit: a card
+    # a shoe holds more often than the fewest decks in force, or a coup past the shoe's size. Arrays
+    # of a card each (6M cards a million coups) cost this rule most of its time in fresh memory.
+    dealt = present.sum(axis=1, dtype=index)
+    before = cumsum_in_runs(dealt, run_starts(new_shoe)) - dealt  # cards the shoe dealt before each coup
+    beyond = len(shoe) and int(shoe[-1]) + 1
+    key = shoe[:, None] * index(52) + codes.astype(index)
+    key[~present] = beyond * 52  # no card: a bin of its own, after every shoe's
+    often = np.bincount(key.ravel(), minlength=beyond * 52 + 1) > np.min(decks, initial=np.iinfo(np.int64).max)
+    often[-1] = False
+    suspect = often[key]  # every copy of a card some shoe holds more often than the fewest decks
+    coups = np.flatnonzero(suspect.any(axis=1) | (before + dealt > decks * 52))
+    if not len(coups):
+        return no_hits()
+    # The cards of those coups, in dealing order (a coup's punt cards, then its banker's).
+    at_coup, slot = np.nonzero(present[coups])
+    rows = coups[at_coup]
+    flat = codes[rows, slot]
+    nth = before[rows] + np.cumsum(present[coups], axis=1, dtype=index)[at_coup, slot]
+    decks_of = decks[rows] if np.ndim(decks) else decks
+    # The n-th copy of a suspect card within its shoe: every copy of it is a suspect, so counting among
+    # them counts every copy dealt; any other card is within any limit.
+    counted = np.flatnonzero(suspect[coups][at_coup, slot])
+    copies_at = np.ones(len(rows), dtype=np.int64)
+    keys = key[rows[counted], slot[counted]]
+    copies_at[counted] = pd.Series(keys).groupby(keys, sort=False).cumcount().to_numpy() + 1
+    over_card = copies_at > decks_of
+    over_shoe = nth > decks_of * 52
     over = np.flatnonzero(over_card | over_shoe)
     if not len(over):
         return no_hits()
-    # A card's copies: 1 but for the suspects, counted above.
-    copies_at = np.ones(len(over), dtype=np.int64)
-    seen = np.searchsorted(suspects, over)
-    counted = seen < len(suspects)
-    counted[counted] = suspects[seen[counted]] == over[counted]
-    copies_at[counted] = copies[seen[counted]]
-    flagged = pd.DataFrame({"row": rows[over], "card": flat[over], "copies": copies_at, "nth": nth[over], "oc": over_card[over], "os": over_shoe[over]})
+    flagged = pd.DataFrame({"row": rows[over], "card": flat[over], "copies": copies_at[over], "nth": nth[over],
+                            "oc": over_card[over], "os": over_shoe[over]})
     first = flagged.groupby("row", sort=True).first()
     names = np.array([r + s for r in cdf.RANKS for s in cdf.SUITS])
     decks_at = pd.Series(ctx.param_array("decks", order["ts"].iloc[first.index.to_numpy()]), index=first.index)
