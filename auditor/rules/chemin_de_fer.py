@@ -394,7 +394,7 @@ def six_decks(ctx: Context) -> pd.DataFrame:
     dealt = present.sum(axis=1, dtype=index)
     before = cumsum_in_runs(dealt, run_starts(new_shoe)) - dealt  # cards the shoe dealt before each coup
     beyond = len(shoe) and int(shoe[-1]) + 1
-    key = shoe[:, None] * index(52) + codes.astype(index)
+    key: np.ndarray = np.multiply(shoe[:, None], 52, dtype=index) + codes.astype(index)
     key[~present] = beyond * 52  # no card: a bin of its own, after every shoe's
     often = np.bincount(key.ravel(), minlength=beyond * 52 + 1) > np.min(decks, initial=np.iinfo(np.int64).max)
     often[-1] = False
