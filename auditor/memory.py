@@ -89,12 +89,13 @@ def avoid_huge_pages() -> bool:
     """No transparent huge pages for the process (Linux's PR_SET_THP_DISABLE), whatever numpy asks
     for its arrays (`madvise(MADV_HUGEPAGE)`) or the system's default. A huge page is 2 MiB the kernel
     finds free and zeroes at once; on the benchmark's machine (a VM, THP on madvise) 1 GiB faulted
-    in huge pages took 0.12-2.49 s of kernel time where small pages took 0.60-0.75 s. Six
-    alternating pairs on 13M rows (2026-12-01): kernel time 1.97-2.55 -> 1.74-1.88 s, page faults
-    0.53-0.59M -> 0.66-0.73M, whole audit no slower (5.15-5.72 -> 5.13-5.62 s); by partition
-    8.1-8.3 -> 7.6-7.7 s of kernel time, peak 1.22-1.24 -> 1.20-1.21 GiB. (The odd audit of `make
-    bench` with a third of the page faults and 5.6-8.0 s of kernel time is not this: it happened
-    once with huge pages off too.)
+    in huge pages took 0.12-3.24 s of kernel time where small pages took 0.60-0.77 s. On 13M rows
+    (2026-12-01, fourteen alternating pairs) what it buys is a steadier kernel share, not speed:
+    kernel time 1.68-2.55 -> 1.65-1.99 s, page faults 0.52-0.59M -> 0.63-0.73M, the whole audit's
+    median 5.50 -> 5.43 s in one set and 5.18 -> 5.38 s in the other (within the machine's drift),
+    the peak 2.10-2.44 -> 2.15-2.21 GiB; by partition 8.1-8.3 -> 7.6-7.7 s of kernel time, 34.3 ->
+    32.8-33.7 s, peak 1.22-1.24 -> 1.20-1.21 GiB. (The odd audit of `make bench` with a third of the
+    page faults and ~8 s of kernel time is not this: it happens with huge pages off too.)
     True if done; False where the system has no such switch (not Linux, or a kernel before 3.15)."""
     if not sys.platform.startswith("linux"):
         return False
