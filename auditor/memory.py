@@ -93,7 +93,7 @@ def avoid_huge_pages() -> bool:
     (2026-12-01, fourteen alternating pairs) what it buys is a steadier kernel share, not speed:
     kernel time 1.68-2.55 -> 1.65-1.99 s, page faults 0.52-0.59M -> 0.63-0.73M, the whole audit's
     median 5.50 -> 5.43 s in one set and 5.18 -> 5.38 s in the other (within the machine's drift),
-    the peak 2.10-2.44 -> 2.15-2.21 GiB; by partition 8.1-8.3 -> 7.6-7.7 s of kernel time, 34.3 ->
+    the peak 2.10-2.44 -> 2.14-2.26 GiB; by partition 8.1-8.3 -> 7.6-7.7 s of kernel time, 34.3 ->
     32.8-33.7 s, peak 1.22-1.24 -> 1.20-1.21 GiB. (The odd audit of `make bench` with a third of the
     page faults and ~8 s of kernel time is not this: it happens with huge pages off too.)
     True if done; False where the system has no such switch (not Linux, or a kernel before 3.15)."""
