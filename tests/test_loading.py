@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -212,6 +213,23 @@ def test_parquet_directory_of_partitions(tmp_path: Path) -> None:
     assert [f.name for f in bundle.files if f.table == "cdf_coups"] == ["cdf_coups/2026-03-01.parquet", "cdf_coups/2026-03-02.parquet"]
 
 
+def _replaced(table: pa.Table, name: str, values: pa.Array | pa.ChunkedArray) -> pa.Table:
+    return table.set_column(table.schema.get_field_index(name), name, values)
+
+
+def _read_as_categories(path: Path, column: str) -> bool:
+    """Whether the reader gives `column` of the Parquet file at `path` as categories when asked to."""
+    return isinstance(readers.read_raw(path, category_columns=[column]).frame[column].dtype, pd.CategoricalDtype)
+
+
+def _write_days(part: Path, days: dict[str, list[dict[str, object]]], rewrite: Callable[[str, pa.Table], pa.Table]) -> None:
+    """A partitioned table, a Parquet file a day, each day's rows as Arrow makes them, then as
+    `rewrite` changes them (the way another writer would hold the same values)."""
+    for day, rows in days.items():
+        table = pa.Table.from_pandas(pd.DataFrame(rows), preserve_index=False).replace_schema_metadata(None)
+        pq.write_table(rewrite(day, table), part / f"{day}.parquet")
+
+
 @pytest.mark.parametrize("dictionary_rows", [0, 10**9])
 def test_parquet_enums_are_typed_alike_however_each_partition_holds_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dictionary_rows: int) -> None:
     # Enum columns of big files are read from Parquet as categories (0: every file's), each file with
@@ -227,16 +245,16 @@ def test_parquet_enums_are_typed_alike_however_each_partition_holds_them(tmp_pat
         "2026-03-03": [coup("C5", status="void", outcome=None), coup("C6", mode="free")],
         "2026-03-04": [coup("C7", bank_event="auction")],
     }
-    for day, rows in days.items():
-        table = pa.Table.from_pandas(pd.DataFrame(rows), preserve_index=False).replace_schema_metadata(None)
+    def rewrite(day: str, table: pa.Table) -> pa.Table:
         if day == "2026-03-03":  # dictionaries whose order is not the format's
             for name in ("status", "outcome", "mode", "bank_event"):
-                table = table.set_column(table.schema.get_field_index(name), name, table[name].dictionary_encode())
+                table = _replaced(table, name, table[name].dictionary_encode())
         if day == "2026-03-04":  # text written as bytes
-            table = table.set_column(table.schema.get_field_index("mode"), "mode", table["mode"].cast(pa.binary()))
-        pq.write_table(table, part / f"{day}.parquet")
-    as_read = readers.read_raw(part / "2026-03-02.parquet", category_columns=["bank_event"]).frame["bank_event"]
-    assert isinstance(as_read.dtype, pd.CategoricalDtype) == (dictionary_rows == 0)
+            table = _replaced(table, "mode", table["mode"].cast(pa.binary()))
+        return table
+
+    _write_days(part, days, rewrite)
+    assert _read_as_categories(part / "2026-03-02.parquet", "bank_event") == (dictionary_rows == 0)
     bundle = load_bundle(tmp_path)
     q = bundle.quarantine
     assert list(zip(q["file"], q["line"], q["value"], strict=True)) == [("cdf_coups/2026-03-02.parquet", 1, "stolen")]
@@ -266,18 +284,17 @@ def test_text_held_as_codes_keeps_its_values_however_each_partition_holds_it(tmp
         "2026-03-02": [bet("B3", "W1-2", n=2, player_id="J2"), bet("B4", "W1-2", n=2, player_id="J3")],
         "2026-03-03": [bet("B5", "W1-2", n=2, player_id=None), bet("B6", "W1-2", n=2, player_id="J1", stake=10**9)],
     }
-    for day, rows in days.items():
-        table = pa.Table.from_pandas(pd.DataFrame(rows), preserve_index=False).replace_schema_metadata(None)
+    def rewrite(day: str, table: pa.Table) -> pa.Table:
         if day == "2026-03-02":  # a dictionary of another order than the first file's
-            table = table.set_column(table.schema.get_field_index("player_id"), "player_id", pa.chunked_array([pa.array(["J3", "J2"]).dictionary_encode().take(pa.array([1, 0]))]))
+            return _replaced(table, "player_id", pa.array(["J3", "J2"]).dictionary_encode().take(pa.array([1, 0])))
         if day == "2026-03-03":  # text written as bytes
-            table = table.set_column(table.schema.get_field_index("player_id"), "player_id", table["player_id"].cast(pa.binary()))
-        pq.write_table(table, part / f"{day}.parquet")
-    first = readers.read_raw(part / "2026-03-01.parquet", category_columns=["player_id"]).frame["player_id"]
-    assert isinstance(first.dtype, pd.CategoricalDtype) == (dictionary_rows == 0)
+            return _replaced(table, "player_id", table["player_id"].cast(pa.binary()))
+        return table
+
+    _write_days(part, days, rewrite)
+    assert _read_as_categories(part / "2026-03-01.parquet", "player_id") == (dictionary_rows == 0)
     bundle = load_bundle(tmp_path)
-    q = bundle.quarantine
-    assert list(zip(q["file"], q["line"], q["reason"], strict=True)) == [("wheel_bets/2026-03-03.parquet", 1, "player_id: required value missing")]
+    assert bundle.quarantine[["file", "line", "reason"]].values.tolist() == [["wheel_bets/2026-03-03.parquet", 1, "player_id: required value missing"]]
     b = bundle.frames["wheel_bets"].set_index("bet_id")
     assert b["player_id"].astype(str).to_dict() == {"B1": "J1", "B2": "J2", "B3": "J2", "B4": "J3", "B6": "J1"}
     findings = run_audit(bundle, load_ruleset(), select_rules("WHL211")).findings
