@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from helpers import CDF_TABLE, bet, cdf, coup, spin, stake_row, wheel, write_bundle
+from helpers import CDF_TABLE, at, bet, cdf, coup, spin, stake_row, wheel, write_bundle
 from typer.testing import CliRunner
 
 from auditor.cli import app
@@ -299,6 +299,26 @@ def test_text_held_as_codes_keeps_its_values_however_each_partition_holds_it(tmp
     assert b["player_id"].astype(str).to_dict() == {"B1": "J1", "B2": "J2", "B3": "J2", "B4": "J3", "B6": "J1"}
     findings = run_audit(bundle, load_ruleset(), select_rules("WHL211")).findings
     assert set(findings["item_id"]) == {"B6"}  # the bet over the table's maximum, named by its id
+
+
+def test_ids_a_writer_stored_as_dictionaries_are_audited_as_text(tmp_path: Path) -> None:
+    """A writer may store any text column as a Parquet dictionary (pandas writes its Categoricals so):
+    ids are typed to text all the same, since the rules read them as text; only a column held as
+    codes stays categories. The findings are those of the same rows written as plain text."""
+    tables = wheel([spin("W1-1"), spin("W1-2", n=2)],
+                   [bet("B1", player_id="J1"), bet("B2", stake=10**9, player_id="J2"), bet("B3", "W1-2", n=2, ts_placed=at(300), player_id="J1")])
+    plain, coded = write_bundle(tmp_path / "plain", tables, "parquet"), write_bundle(tmp_path / "coded", tables, "parquet")
+    for name, columns in (("wheel_spins", ["spin_id", "table_id"]), ("wheel_bets", ["bet_id", "spin_id", "player_id"])):
+        table = pq.read_table(coded / f"{name}.parquet").replace_schema_metadata(None)
+        for column in columns:
+            table = _replaced(table, column, table[column].dictionary_encode())
+        pq.write_table(table, coded / f"{name}.parquet")
+    assert pa.types.is_dictionary(pq.read_schema(coded / "wheel_bets.parquet").field("bet_id").type)
+    audits = [run_audit(load_bundle(b), load_ruleset(), select_rules("WHL,LOG"), lang="en") for b in (plain, coded)]
+    as_text, as_dictionaries = (a.findings[["rule", "round_id", "item_id", "expected", "observed"]] for a in audits)
+    assert len(as_text) and as_dictionaries.equals(as_text)
+    bets = audits[1].bundle.frames["wheel_bets"]
+    assert bets["bet_id"].dtype == "str" and bets["spin_id"].dtype == "str" and isinstance(bets["player_id"].dtype, pd.CategoricalDtype)
 
 
 def test_parquet_timestamp_without_time_zone_is_refused(tmp_path: Path) -> None:

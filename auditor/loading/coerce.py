@@ -193,10 +193,12 @@ def _parse_date(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
     return (values.where(~bad) if bad.any() else values), bad, "not a date YYYY-MM-DD"
 
 
-def _parse_str(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
-    """Text as text; a column the reader gave as categories of text (`Column.held_as_codes`, from
-    Parquet) stays those categories: any text is a lawful value, so there is nothing to look up."""
-    if isinstance(raw.dtype, pd.CategoricalDtype) and pd.api.types.is_string_dtype(raw.dtype.categories.dtype):
+def _parse_str(raw: pd.Series, column: Column) -> tuple[pd.Series, pd.Series, str]:
+    """Text as text. A column held as codes (`Column.held_as_codes`) that the reader gave as
+    categories of text (Parquet) stays those categories: any text is a lawful value, so there is
+    nothing to look up. Any other column is text whatever the file held (an id a writer stored as a
+    dictionary): the rules read ids as text."""
+    if column.held_as_codes and isinstance(raw.dtype, pd.CategoricalDtype) and pd.api.types.is_string_dtype(raw.dtype.categories.dtype):
         return raw, pd.Series(False, index=raw.index), ""
     return as_text(raw), pd.Series(False, index=raw.index), ""
 
@@ -242,7 +244,7 @@ def parse_column(raw: pd.Series, column: Column) -> tuple[pd.Series, pd.Series, 
         return _parse_enum(raw, column)
     if kind == "cards":
         return _parse_cards(raw)
-    return _parse_str(raw)
+    return _parse_str(raw, column)
 
 
 def _null_frame(column: Column, n: int, index: pd.Index) -> pd.Series:
