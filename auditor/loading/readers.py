@@ -16,7 +16,7 @@ import re
 import zlib
 from array import array
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -538,7 +538,7 @@ def _read_jsonl_careful(data: bytes) -> RawTable:
 def read_parquet(path: Path, category_columns: list[str] | None = None) -> RawTable:
     """`category_columns` read as categories: a value a few bytes a row, not decoded to 4M strings
     that the typing looks up again one by one (the typing takes their few categories instead)."""
-    frame = parquet_frame(open_parquet(path, category_columns).read())
+    frame = parquet_frame(open_parquet(path, category_columns).read(), category_columns or ())
     # A row's number, in 32 bits where they fit: every row of the bundle carries one (13M rows:
     # 52 MB less to copy and to fault in).
     return RawTable(frame, np.arange(1, len(frame) + 1, dtype=np.int32 if len(frame) < 2**31 - 1 else np.int64))
@@ -553,16 +553,22 @@ _NULLABLE = {
 }
 
 
-def parquet_frame(table: pa.Table) -> pd.DataFrame:
+def parquet_frame(table: pa.Table, categories: Collection[str] = ()) -> pd.DataFrame:
     """The table as pandas, typed by its Arrow types alone. The writer's pandas metadata is a claim
     about the data, not the data: a file whose metadata calls a text column boolean, or naive times
-    UTC, would otherwise fail to convert or be silently re-zoned."""
+    UTC, would otherwise fail to convert or be silently re-zoned. A column the writer stored as a
+    dictionary is decoded by Arrow unless it is one of `categories` (the enums, the text held as
+    codes): pandas makes a Categorical of it, which for an id (a category a row) costs seconds to
+    build and as much again to turn back into text (4M bet ids: 7 s)."""
     names = table.column_names
     repeated = repeated_names(names)
     if repeated:
         raise UnreadableFile(f"columns repeat a name: {repeated[:10]}")
     table = table.replace_schema_metadata(None)
     for i, column in enumerate(table.schema):
+        if pa.types.is_dictionary(column.type) and column.name not in categories:
+            table = table.set_column(i, column.name, table.column(i).cast(column.type.value_type))
+            column = table.schema.field(i)
         if pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type):
             # Text written without Parquet's UTF-8 annotation (older writers): read it as the text it is.
             try:
