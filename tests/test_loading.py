@@ -314,6 +314,9 @@ def test_ids_a_writer_stored_as_dictionaries_are_audited_as_text(tmp_path: Path)
             table = _replaced(table, column, table[column].dictionary_encode())
         pq.write_table(table, coded / f"{name}.parquet")
     assert pa.types.is_dictionary(pq.read_schema(coded / "wheel_bets.parquet").field("bet_id").type)
+    # Decoded as read, but for the columns the typing takes as categories.
+    raw = readers.read_raw(coded / "wheel_bets.parquet", category_columns=["symbol", "player_id"]).frame
+    assert [str(raw[c].dtype) for c in ("bet_id", "spin_id", "player_id")] == ["str", "str", "category"]
     audits = [run_audit(load_bundle(b), load_ruleset(), select_rules("WHL,LOG"), lang="en") for b in (plain, coded)]
     as_text, as_dictionaries = (a.findings[["rule", "round_id", "item_id", "expected", "observed"]] for a in audits)
     assert len(as_text) and as_dictionaries.equals(as_text)
