@@ -685,11 +685,10 @@ def as_categories(values: pd.Series) -> pd.Series:
         return values
     encoded = pc.dictionary_encode(text)
     codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
-    names = pd.Index(encoded.dictionary.to_pylist(), dtype=object)
-    return pd.Series(pd.Categorical.from_codes(codes, categories=names), index=values.index, copy=False)
+    return coded(codes, pd.Index(encoded.dictionary.to_pylist(), dtype=object), values.index)
 
 
-def coded(codes: np.ndarray, names: list[str], index: pd.Index) -> pd.Series:
+def coded(codes: np.ndarray, names: list[str] | pd.Index, index: pd.Index) -> pd.Series:
     """`names[code]` for each code (-1: missing) as a Categorical of `names`: a code a row, for a
     value of an enum (a replay's outcome or result, a typed enum column, a row's file) that rules
     compare with a name or another enum by code (`named` gives the same values as text)."""

@@ -396,21 +396,22 @@ def six_decks(ctx: Context) -> pd.DataFrame:
     beyond = len(shoe) and int(shoe[-1]) + 1
     key: np.ndarray = np.multiply(shoe[:, None], 52, dtype=index) + codes.astype(index)
     key[~present] = beyond * 52  # no card: a bin of its own, after every shoe's
-    often = np.bincount(key.ravel(), minlength=beyond * 52 + 1) > np.min(decks, initial=np.iinfo(np.int64).max)
+    often = np.bincount(key.ravel(), minlength=beyond * 52 + 1) > np.min(decks)
     often[-1] = False
     suspect = often[key]  # every copy of a card some shoe holds more often than the fewest decks
     coups = np.flatnonzero(suspect.any(axis=1) | (before + dealt > decks * 52))
     if not len(coups):
         return no_hits()
     # The cards of those coups, in dealing order (a coup's punt cards, then its banker's).
-    at_coup, slot = np.nonzero(present[coups])
+    theirs = present[coups]
+    at_coup, slot = np.nonzero(theirs)
     rows = coups[at_coup]
     flat = codes[rows, slot]
-    nth = before[rows] + np.cumsum(present[coups], axis=1, dtype=index)[at_coup, slot]
+    nth = before[rows] + np.cumsum(theirs, axis=1, dtype=index)[at_coup, slot]
     decks_of = decks[rows] if np.ndim(decks) else decks
     # The n-th copy of a suspect card within its shoe: every copy of it is a suspect, so counting among
     # them counts every copy dealt; any other card is within any limit.
-    counted = np.flatnonzero(suspect[coups][at_coup, slot])
+    counted = np.flatnonzero(suspect[rows, slot])
     copies_at = np.ones(len(rows), dtype=np.int64)
     keys = key[rows[counted], slot[counted]]
     copies_at[counted] = pd.Series(keys).groupby(keys, sort=False).cumcount().to_numpy() + 1
