@@ -391,16 +391,22 @@ def planted_check(bundle: Path, violations: Path) -> str:
     return f"MISMATCH: {(planted - found).total():,} planted not found, {(found - planted).total():,} found not planted"
 
 
+def proc_number(name: str, key: str) -> int | None:
+    """The number after `key` in the /proc file `name` ("VmHWM:" in /proc/self/status: its KiB);
+    None where the file or the line is not there."""
+    try:
+        lines = Path(name).read_text().splitlines()
+    except OSError:
+        return None
+    return next((int(line.split()[1]) for line in lines if line.startswith(key)), None)
+
+
 def own_peak_gib() -> float | None:
     """This process's own peak resident memory in GiB: the high-water mark of its address space
     (VmHWM), which exec made new. Not getrusage's maximum: Linux starts a child's at its parent's
     high-water mark (the address space exec replaced), so a child of a parent that once held 3 GiB
     (deriving a bundle) reports at least 3 GiB, however little it uses. None where there is no /proc."""
-    try:
-        status = Path("/proc/self/status").read_text()
-    except OSError:
-        return None
-    kib = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")), None)
+    kib = proc_number("/proc/self/status", "VmHWM:")
     return None if kib is None else kib / 1024 / 1024
 
 
@@ -419,19 +425,12 @@ def vmstat() -> dict[str, int]:
     return {name: int(value) for name, value in (line.split() for line in lines) if name in VMSTAT}
 
 
-def own_huge_pages() -> dict[str, object]:
+def own_huge_pages() -> dict[str, int]:
     """Whether this process may take transparent huge pages (THP_enabled) and how many MiB of its
     memory they hold now (AnonHugePages): which tells an audit's own huge pages from another
     process's in `VMSTAT`'s system-wide count."""
-    found: dict[str, object] = {}
-    for name, key in (("/proc/self/status", "THP_enabled:"), ("/proc/self/smaps_rollup", "AnonHugePages:")):
-        try:
-            line = next((x for x in Path(name).read_text().splitlines() if x.startswith(key)), None)
-        except OSError:
-            line = None
-        if line is not None:
-            found[key.rstrip(":")] = int(line.split()[1])
-    return found
+    found = {key: proc_number(name, key + ":") for name, key in (("/proc/self/status", "THP_enabled"), ("/proc/self/smaps_rollup", "AnonHugePages"))}
+    return {key: number for key, number in found.items() if number is not None}
 
 
 def measured(cmd: list[str]) -> tuple[dict[str, Any], float]:

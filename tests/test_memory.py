@@ -73,7 +73,6 @@ def test_between_games_memory_is_handed_back_unless_kept(monkeypatch: pytest.Mon
     assert calls == ["released"]
 
 
-
 _HUGE_PAGES = """
 import json
 from pathlib import Path
@@ -96,4 +95,6 @@ def test_an_audit_process_takes_no_transparent_huge_pages() -> None:
     before, after = json.loads(run.stdout)
     if not before:
         pytest.skip("this kernel's /proc/<pid>/status does not show THP_enabled")
-    assert (before, after) == (["1"], ["0"])
+    if before != ["1"]:
+        pytest.skip("huge pages already off for the test's process (the switch is inherited): nothing to tell")
+    assert after == ["0"]
