@@ -9,6 +9,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -30,6 +31,10 @@ FINDING_COLUMNS = [
     "expected", "observed", "message", "citation", "source",
 ]
 SORT_KEYS = ["game", "table_id", "ts", "round_id", "rule", "item_id"]
+A = TypeVar("A", np.ndarray, pa.Array)
+# Hits held before they are turned into findings together (`findings_of`): some rules' worth of the
+# usual few hundred each, never millions.
+BATCH_HITS = 100_000
 # Two games at once: on 13M rows, 10.7 s -> 8.4 s for 3.3 -> 3.6 GB at peak (README, Performance).
 DEFAULT_WORKERS = min(2, os.cpu_count() or 1)
 
@@ -82,30 +87,35 @@ def _as_text(values: pd.Series) -> pa.Array:
     return pa.array(values.map(one, na_action="ignore").to_numpy(dtype=object), type=pa.large_string(), from_pandas=True)
 
 
-def _messages(summary: str, hits: pd.DataFrame, lang: str, with_values: bool) -> pa.Array:
-    """"<summary>[: <detail>][ (expected <e>, observed <o>)]." for each hit, joined by Arrow. A part
-    every hit has (or none has) is one scalar, so that the common case is a single pass over the
-    hits (a rule firing on millions of bets: three passes were 2.7 s of 4M findings)."""
+def _messages(summaries: list[str], parts: list[pd.DataFrame], lang: str, with_values: list[bool]) -> pa.Array:
+    """"<summary>[: <detail>][ (expected <e>, observed <o>)]." for each hit of `parts` (each part a
+    rule's hits, `summaries` and `with_values` that rule's), joined by Arrow in one pass for all:
+    a part's text is converted by its own kind, the joins are made once."""
     def t(value: str) -> pa.Scalar:
         return pa.scalar(value, type=pa.large_string())
 
     empty = t("")
-    details = _as_text(hits["detail"])
+    none = pa.array([], type=pa.large_string())
+    summary = _end_to_end([pa.repeat(t(text), len(h)) for text, h in zip(summaries, parts, strict=True)], none)
+    details = _end_to_end([_as_text(h["detail"]) for h in parts], none)
     detail: pa.Scalar | pa.Array = empty
     if details.null_count < len(details):
         detail = pc.fill_null(pc.binary_join_element_wise(t(": "), details, empty), empty)
-    exp, obs = hits["expected"], hits["observed"]
-    has_values = ((exp.notna() | obs.notna()) & with_values).to_numpy(dtype=bool)
+    shown = [((h["expected"].notna() | h["observed"].notna()) & wanted).to_numpy(dtype=bool) for h, wanted in zip(parts, with_values, strict=True)]
+    has_values = _end_to_end(shown, np.zeros(0, dtype=bool))
     values: list[pa.Scalar | pa.Array] = []
     if has_values.any():
-        values = [t(" (" + label("expected", lang) + " "), pc.fill_null(_as_text(exp), t("—")),
-                  t(", " + label("observed", lang) + " "), pc.fill_null(_as_text(obs), t("—")), t(")")]
+        def text_of(column: str) -> pa.Array:
+            # A part with no value to show is not converted: its text is never read.
+            return _end_to_end([_as_text(h[column]) if any_shown.any() else pa.nulls(len(h), type=pa.large_string())
+                                for h, any_shown in zip(parts, shown, strict=True)], none)
+
+        values = [t(" (" + label("expected", lang) + " "), pc.fill_null(text_of("expected"), t("—")),
+                  t(", " + label("observed", lang) + " "), pc.fill_null(text_of("observed"), t("—")), t(")")]
         if not has_values.all():  # null where a hit has neither value: its part of the join is then empty
             values[0] = pc.if_else(pa.array(has_values), values[0], pa.scalar(None, type=pa.large_string()))
             values = [pc.fill_null(pc.binary_join_element_wise(*values, empty), empty)]
-    joined = pc.binary_join_element_wise(t(summary), detail, *values, t("."), empty)
-    # Every part a scalar (no hit has a detail or a value): Arrow gives one scalar, the same for all.
-    return pa.repeat(joined, len(hits)) if isinstance(joined, pa.Scalar) else joined
+    return pc.binary_join_element_wise(summary, detail, *values, t("."), empty)
 
 
 def _clean_value(v: object) -> object:
@@ -139,41 +149,78 @@ def _clean_values(values: pd.Series) -> np.ndarray:
 
 
 @functools.cache
-def _one_category(value: str) -> pd.CategoricalDtype:
-    return pd.CategoricalDtype([value])
+def _categories(values: tuple[str, ...]) -> pd.CategoricalDtype:
+    return pd.CategoricalDtype(list(values))
 
 
 def to_findings(rule: Rule, hits: pd.DataFrame, lang: str) -> pd.DataFrame:
-    if list(hits.columns) != HIT_COLUMNS:
-        hits = hits.reindex(columns=HIT_COLUMNS)
-    n, index = len(hits), hits.index
-    line = hits["line"].to_numpy()
-    if line.dtype.kind != "i":
-        line = pd.to_numeric(hits["line"], errors="coerce").fillna(0).astype("int64").to_numpy()
-    codes = np.zeros(n, dtype=np.int8)
+    """One rule's hits as findings (`findings_of`)."""
+    return findings_of([(rule, hits)], lang)
 
-    def same(value: str) -> pd.Series:
-        # The rule's own fields: one category and a byte per finding, not the text again per finding
-        # (5 columns of 4M findings: 440 MB as text). Its dtype made once a value, and its codes
-        # taken as they are: pandas checks a category list on each Categorical it builds (0.6 ms).
-        return pd.Series(pd.Categorical.from_codes(codes, dtype=_one_category(value), validate=False), index=index, copy=False)
 
-    files = _file_text(hits["file"])
+def findings_of(ruled: list[tuple[Rule, pd.DataFrame]], lang: str) -> pd.DataFrame:
+    """The hits of several rules as findings, one frame in the order given. Each part's columns are
+    converted by their own kinds, then every column is built once for all the parts: a rule at a
+    time cost some twenty pandas and Arrow calls a rule, however few its hits (the month's 68
+    firing rules: 0.30 s on one thread)."""
+    parts = [h if list(h.columns) == HIT_COLUMNS else h.reindex(columns=HIT_COLUMNS) for _, h in ruled]
+    rules = [rule for rule, _ in ruled]
+    sizes = [len(h) for h in parts]
+    index = pd.RangeIndex(sum(sizes))
+    line = _end_to_end([_line_numbers(h["line"]) for h in parts], np.zeros(0, dtype=np.int64))
+
+    def same(values: list[str]) -> pd.Series:
+        # The rules' own fields: a category a rule and a byte per finding, not the text again per
+        # finding (5 columns of 4M findings: 440 MB as text). Its dtype made once a set of values,
+        # and its codes taken as they are: pandas checks a category list on each Categorical it builds.
+        names = sorted(set(values))
+        number = {name: i for i, name in enumerate(names)}
+        codes = np.repeat(np.array([number[v] for v in values], dtype=np.int8 if len(names) < 128 else np.int16), sizes)
+        return pd.Series(pd.Categorical.from_codes(codes, dtype=_categories(tuple(names)), validate=False), index=index, copy=False)
+
+    def joined(columns: list[pd.Series]) -> pd.Series:
+        # Arrow text stays Arrow text, laid end to end; other kinds are joined as pandas would.
+        if len(columns) == 1:
+            return columns[0].set_axis(index)
+        if all(is_arrow_text(c) for c in columns):
+            return text_series(_end_to_end([arrow(c).cast(pa.large_string()) for c in columns], pa.array([], type=pa.large_string())), index)
+        return pd.Series(pd.concat(columns, ignore_index=True).array, index=index, copy=False)
+
+    files = _end_to_end([_file_text(h["file"]) for h in parts], pa.array([], type=pa.large_string()))
     numbered = pc.binary_join_element_wise(files, pa.array(line).cast(pa.large_string()), pa.scalar(":", type=pa.large_string()))
+    times = [_utc(h["ts"]) for h in parts]
     columns = {
-        "rule": same(rule.code), "name": same(rule.name), "severity": same(rule.severity), "game": same(rule.game),
-        "table_id": _ids(hits["table_id"]), "round_id": _ids(hits["round_id"]), "item_id": _ids(hits["item_id"]),
-        "ts": text_series(iso_arrow(_utc(hits["ts"]), micro=True), index),  # missing: NaN
+        "rule": same([r.code for r in rules]), "name": same([r.name for r in rules]),
+        "severity": same([r.severity for r in rules]), "game": same([r.game for r in rules]),
+        "table_id": joined([_ids(h["table_id"]) for h in parts]), "round_id": joined([_ids(h["round_id"]) for h in parts]),
+        "item_id": joined([_ids(h["item_id"]) for h in parts]),
+        "ts": text_series(iso_arrow(pd.concat(times, ignore_index=True) if len(times) > 1 else times[0].reset_index(drop=True), micro=True), index)
+        if parts else pd.Series([], index=index, dtype=object),  # missing: NaN
         # dtype=object: pandas 3 would infer a string dtype and turn None into NaN.
-        "expected": pd.Series(_clean_values(hits["expected"]), index=index, dtype=object, copy=False),
-        "observed": pd.Series(_clean_values(hits["observed"]), index=index, dtype=object, copy=False),
+        "expected": pd.Series(_end_to_end([_clean_values(h["expected"]) for h in parts], np.zeros(0, dtype=object)), index=index, dtype=object, copy=False),
+        "observed": pd.Series(_end_to_end([_clean_values(h["observed"]) for h in parts], np.zeros(0, dtype=object)), index=index, dtype=object, copy=False),
         # Message and source are never missing: Arrow-backed text, without a Python string per finding
         # (4M findings: gigabytes and seconds). Log findings' details already quote the offending cell.
-        "message": text_series(_messages(rule.summary[lang], hits, lang, with_values=rule.game != "log"), index),
-        "citation": same(str(rule.citation)),
+        "message": text_series(_messages([r.summary[lang] for r in rules], parts, lang, [r.game != "log" for r in rules]), index)
+        if parts else pd.Series([], index=index, dtype=object),
+        "citation": same([str(r.citation) for r in rules]),
         "source": text_series(pc.if_else(pa.array(line > 0), numbered, files), index),
     }
     return pd.DataFrame(columns, index=index, copy=False)
+
+
+def _line_numbers(values: pd.Series) -> np.ndarray:
+    line = values.to_numpy()
+    return line if line.dtype.kind == "i" else pd.to_numeric(values, errors="coerce").fillna(0).astype("int64").to_numpy()
+
+
+def _end_to_end(arrays: list[A], none: A) -> A:
+    """The arrays laid end to end (`none` if there are none); one array as it is, never copied."""
+    if len(arrays) == 1:
+        return arrays[0]
+    if not arrays:
+        return none
+    return np.concatenate(arrays) if isinstance(arrays[0], np.ndarray) else pa.concat_arrays(arrays)  # type: ignore[return-value]
 
 
 def _file_text(values: pd.Series) -> pa.Array:
@@ -298,6 +345,8 @@ def _run_game(bundle: Bundle, ruleset: Ruleset, rules: list[Rule], lang: str, sa
     the game's per-table figures, in the same thread."""
     ctx = Context(bundle, ruleset)
     out = _GameRun()
+    waiting: list[tuple[Rule, pd.DataFrame]] = []  # hits not yet findings, and their rows
+    waiting_rows = 0
     for rule in rules:
         absent = [t for t in rule.tables if t not in bundle.frames]
         if absent:
@@ -318,10 +367,21 @@ def _run_game(bundle: Bundle, ruleset: Ruleset, rules: list[Rule], lang: str, sa
             continue
         out.seconds += time.perf_counter() - started
         out.run.append(rule)
-        if len(hits):
-            out.parts.append(to_findings(rule, hits, lang))
-        del hits  # before the next rule builds its own: a rule firing millions of times holds gigabytes
-    del ctx  # the game's prepared frames
+        # Hits become findings a few rules' at a time (`findings_of`), and many hits at once, alone
+        # (laid end to end with others they would be copied): before the next rule builds its own,
+        # since a rule firing millions of times holds gigabytes.
+        if len(hits) >= BATCH_HITS:
+            out.parts.append(findings_of([(rule, hits)], lang))
+        elif len(hits):
+            waiting.append((rule, hits))
+            waiting_rows += len(hits)
+            if waiting_rows >= BATCH_HITS:
+                out.parts.append(findings_of(waiting, lang))
+                waiting, waiting_rows = [], 0
+        del hits
+    if waiting:
+        out.parts.append(findings_of(waiting, lang))
+    del ctx, waiting  # the game's prepared frames
     if figures and rules and rules[0].game in GAME_FIGURES:
         game_figures(bundle, rules[0].game)
     release_between_games()

@@ -64,6 +64,39 @@ def test_findings_with_no_detail_and_no_values_have_the_rules_summary_as_message
         assert list(f["message"]) == [rule.summary["en"] + "."] * 2 and list(f["source"]) == ["a.csv:3", "a.csv:4"]
 
 
+def test_several_rules_hits_made_findings_at_once_are_each_rules_findings_alone() -> None:
+    """A game's hits are turned into findings a few rules at a time (`findings_of`): each rule's rows
+    must read as they would alone, whatever the other rules' columns hold (text or numbers, times in
+    another unit or none, details or not, values in the message or not)."""
+    from auditor.engine import findings_of, to_findings
+    from auditor.rules import REGISTRY
+
+    late = pd.DataFrame({"table_id": pd.Series(["W1", None], dtype="str"), "round_id": pd.Series(["S1", "S2"], dtype="str"),
+                         "item_id": pd.Series(["B1", "B2"], dtype="str"),
+                         "ts": pd.to_datetime(["2026-03-01T21:00:00.250Z", "2026-03-01T21:00:01.000Z"], utc=True).as_unit("us"),
+                         "expected": pd.Series(["before 21:00", None], dtype=object), "observed": pd.Series([2000, None], dtype=object),
+                         "file": pd.Categorical(["wheel_bets.csv", "wheel_bets.csv"]), "line": np.array([3, 9]),
+                         "detail": pd.Series([None, "touched"], dtype=object)})
+    cagnotte = pd.DataFrame({"table_id": ["C1"], "round_id": ["K1"], "item_id": [None],
+                             "ts": pd.to_datetime(["2026-03-01T22:00:00.000000001Z"], utc=True), "expected": [2500], "observed": [2400],
+                             "file": ["cdf_coups.parquet"], "line": [1], "detail": [None]})
+    orphan = pd.DataFrame({"table_id": [None], "round_id": [None], "item_id": ["X9"], "ts": [pd.NaT], "expected": ["a spin"],
+                           "observed": ["none"], "file": [None], "line": [0], "detail": ["spin_id S404"]})
+    ruled = [(REGISTRY["WHL208"], late), (REGISTRY["CDF101"], cagnotte), (REGISTRY["LOG003"], orphan)]
+
+    together = findings_of(ruled, "ca")
+    alone = [to_findings(rule, hits, "ca") for rule, hits in ruled]
+
+    assert list(together.columns) == FINDING_COLUMNS and len(together) == 4
+    def plain(frame: pd.DataFrame) -> list[dict[str, object]]:
+        return frame.astype(object).where(frame.notna(), None).to_dict("records")
+    assert plain(together) == [row for part in alone for row in plain(part)]
+    assert list(together["source"]) == ["wheel_bets.csv:3", "wheel_bets.csv:9", "cdf_coups.parquet:1", ""]
+    assert list(together["ts"].iloc[:3]) == ["2026-03-01T21:00:00.250000+00:00", "2026-03-01T21:00:01+00:00", "2026-03-01T22:00:00+00:00"]
+    assert list(together["rule"]) == ["WHL208", "WHL208", "CDF101", "LOG003"]
+    assert "(" not in together["message"].iloc[3]  # a log rule's message never carries its values
+
+
 def test_hits_hands_a_rules_functions_the_offending_rows_only() -> None:
     """`hits` cuts whole-frame Series to the offending rows, and a function of the rows sees those
     rows alone, by index and by column name, whatever the frame's index labels."""
