@@ -96,7 +96,9 @@ def _messages(summaries: list[str], parts: list[pd.DataFrame], lang: str, with_v
 
     empty = t("")
     none = pa.array([], type=pa.large_string())
-    summary = _end_to_end([pa.repeat(t(text), len(h)) for text, h in zip(summaries, parts, strict=True)], none)
+    # One rule's summary (or one for all) is a scalar of the join: never repeated for each of its hits.
+    summary: pa.Scalar | pa.Array = t(summaries[0]) if len(set(summaries)) == 1 else _end_to_end(
+        [pa.repeat(t(text), len(h)) for text, h in zip(summaries, parts, strict=True)], none)
     details = _end_to_end([_as_text(h["detail"]) for h in parts], none)
     detail: pa.Scalar | pa.Array = empty
     if details.null_count < len(details):
@@ -115,7 +117,9 @@ def _messages(summaries: list[str], parts: list[pd.DataFrame], lang: str, with_v
         if not has_values.all():  # null where a hit has neither value: its part of the join is then empty
             values[0] = pc.if_else(pa.array(has_values), values[0], pa.scalar(None, type=pa.large_string()))
             values = [pc.fill_null(pc.binary_join_element_wise(*values, empty), empty)]
-    return pc.binary_join_element_wise(summary, detail, *values, t("."), empty)
+    joined = pc.binary_join_element_wise(summary, detail, *values, t("."), empty)
+    # Every part a scalar (no hit has a detail or a value): Arrow gives one scalar, the same for all.
+    return pa.repeat(joined, sum(len(h) for h in parts)) if isinstance(joined, pa.Scalar) else joined
 
 
 def _clean_value(v: object) -> object:
