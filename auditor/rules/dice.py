@@ -70,7 +70,7 @@ def _bets(ctx: Context) -> pd.DataFrame:
 def _of_throw(ctx: Context, b: pd.DataFrame, column: str) -> pd.Series:
     """A column of each bet's throw (`_throws`), aligned with the bets `b`: gathered for the rule that
     reads it, and freed with its result, rather than held beside millions of bets for the game."""
-    return pd.Series(_throws(ctx)[column].to_numpy()[b["throw_pos"].to_numpy()], index=b.index)
+    return pd.Series(_throws(ctx)[column].to_numpy()[b["throw_pos"].to_numpy()], index=b.index, copy=False)  # a fresh gather: pandas would copy it
 
 
 def _settlement(ctx: Context, b: pd.DataFrame) -> tuple[pd.Series, pd.Series]:

@@ -230,7 +230,7 @@ def payout_odds(ctx: Context) -> pd.DataFrame:
     """
     b = _bets(ctx)
     withdrawn = (b["ts_withdrawn"] < b["ts_no_more_bets"]).fillna(False)
-    wins = pd.Series(is_code(b["symbol"], SYMBOLS, b["winning_code"].to_numpy()), index=b.index) & ~withdrawn
+    wins = pd.Series(is_code(b["symbol"], SYMBOLS, b["winning_code"].to_numpy()), index=b.index, copy=False) & ~withdrawn
     pay = ctx.payouts("wheel_odds", b["symbol"], b["stake_cents"], wins.to_numpy(), b["ts"])
     back = wins | withdrawn
     bad = b["settled"] & ((b["payout_cents"] != pay) | (b["stake_returned"] != back))
