@@ -95,22 +95,21 @@ def _messages(summaries: list[str], parts: list[pd.DataFrame], lang: str, with_v
         return pa.scalar(value, type=pa.large_string())
 
     empty = t("")
-    none = pa.array([], type=pa.large_string())
     # One rule's summary (or one for all) is a scalar of the join: never repeated for each of its hits.
     summary: pa.Scalar | pa.Array = t(summaries[0]) if len(set(summaries)) == 1 else _end_to_end(
-        [pa.repeat(t(text), len(h)) for text, h in zip(summaries, parts, strict=True)], none)
-    details = _end_to_end([_as_text(h["detail"]) for h in parts], none)
+        [pa.repeat(t(text), len(h)) for text, h in zip(summaries, parts, strict=True)])
+    details = _end_to_end([_as_text(h["detail"]) for h in parts])
     detail: pa.Scalar | pa.Array = empty
     if details.null_count < len(details):
         detail = pc.fill_null(pc.binary_join_element_wise(t(": "), details, empty), empty)
     shown = [((h["expected"].notna() | h["observed"].notna()) & wanted).to_numpy(dtype=bool) for h, wanted in zip(parts, with_values, strict=True)]
-    has_values = _end_to_end(shown, np.zeros(0, dtype=bool))
+    has_values = _end_to_end(shown)
     values: list[pa.Scalar | pa.Array] = []
     if has_values.any():
         def text_of(column: str) -> pa.Array:
             # A part with no value to show is not converted: its text is never read.
             return _end_to_end([_as_text(h[column]) if any_shown.any() else pa.nulls(len(h), type=pa.large_string())
-                                for h, any_shown in zip(parts, shown, strict=True)], none)
+                                for h, any_shown in zip(parts, shown, strict=True)])
 
         values = [t(" (" + label("expected", lang) + " "), pc.fill_null(text_of("expected"), t("—")),
                   t(", " + label("observed", lang) + " "), pc.fill_null(text_of("observed"), t("—")), t(")")]
@@ -167,11 +166,13 @@ def findings_of(ruled: list[tuple[Rule, pd.DataFrame]], lang: str) -> pd.DataFra
     converted by their own kinds, then every column is built once for all the parts: a rule at a
     time cost some twenty pandas and Arrow calls a rule, however few its hits (the month's 68
     firing rules: 0.30 s on one thread)."""
+    if not ruled:
+        return pd.DataFrame(columns=FINDING_COLUMNS)
     parts = [h if list(h.columns) == HIT_COLUMNS else h.reindex(columns=HIT_COLUMNS) for _, h in ruled]
     rules = [rule for rule, _ in ruled]
     sizes = [len(h) for h in parts]
     index = pd.RangeIndex(sum(sizes))
-    line = _end_to_end([_line_numbers(h["line"]) for h in parts], np.zeros(0, dtype=np.int64))
+    line = _end_to_end([_line_numbers(h["line"]) for h in parts])
 
     def same(values: list[str]) -> pd.Series:
         # The rules' own fields: a category a rule and a byte per finding, not the text again per
@@ -184,29 +185,24 @@ def findings_of(ruled: list[tuple[Rule, pd.DataFrame]], lang: str) -> pd.DataFra
 
     def joined(columns: list[pd.Series]) -> pd.Series:
         # Arrow text stays Arrow text, laid end to end; other kinds are joined as pandas would.
-        if len(columns) == 1:
-            return columns[0].set_axis(index)
-        if all(is_arrow_text(c) for c in columns):
-            return text_series(_end_to_end([arrow(c).cast(pa.large_string()) for c in columns], pa.array([], type=pa.large_string())), index)
-        return pd.Series(pd.concat(columns, ignore_index=True).array, index=index, copy=False)
+        if len(columns) > 1 and all(is_arrow_text(c) for c in columns):
+            return text_series(pa.concat_arrays([arrow(c).cast(pa.large_string()) for c in columns]), index)
+        return _joined(columns)
 
-    files = _end_to_end([_file_text(h["file"]) for h in parts], pa.array([], type=pa.large_string()))
+    files = _end_to_end([_file_text(h["file"]) for h in parts])
     numbered = pc.binary_join_element_wise(files, pa.array(line).cast(pa.large_string()), pa.scalar(":", type=pa.large_string()))
-    times = [_utc(h["ts"]) for h in parts]
     columns = {
         "rule": same([r.code for r in rules]), "name": same([r.name for r in rules]),
         "severity": same([r.severity for r in rules]), "game": same([r.game for r in rules]),
         "table_id": joined([_ids(h["table_id"]) for h in parts]), "round_id": joined([_ids(h["round_id"]) for h in parts]),
         "item_id": joined([_ids(h["item_id"]) for h in parts]),
-        "ts": text_series(iso_arrow(pd.concat(times, ignore_index=True) if len(times) > 1 else times[0].reset_index(drop=True), micro=True), index)
-        if parts else pd.Series([], index=index, dtype=object),  # missing: NaN
+        "ts": text_series(iso_arrow(_joined([_utc(h["ts"]) for h in parts]), micro=True), index),  # missing: NaN
         # dtype=object: pandas 3 would infer a string dtype and turn None into NaN.
-        "expected": pd.Series(_end_to_end([_clean_values(h["expected"]) for h in parts], np.zeros(0, dtype=object)), index=index, dtype=object, copy=False),
-        "observed": pd.Series(_end_to_end([_clean_values(h["observed"]) for h in parts], np.zeros(0, dtype=object)), index=index, dtype=object, copy=False),
+        "expected": pd.Series(_end_to_end([_clean_values(h["expected"]) for h in parts]), index=index, dtype=object, copy=False),
+        "observed": pd.Series(_end_to_end([_clean_values(h["observed"]) for h in parts]), index=index, dtype=object, copy=False),
         # Message and source are never missing: Arrow-backed text, without a Python string per finding
         # (4M findings: gigabytes and seconds). Log findings' details already quote the offending cell.
-        "message": text_series(_messages([r.summary[lang] for r in rules], parts, lang, [r.game != "log" for r in rules]), index)
-        if parts else pd.Series([], index=index, dtype=object),
+        "message": text_series(_messages([r.summary[lang] for r in rules], parts, lang, [r.game != "log" for r in rules]), index),
         "citation": same([str(r.citation) for r in rules]),
         "source": text_series(pc.if_else(pa.array(line > 0), numbered, files), index),
     }
@@ -218,12 +214,10 @@ def _line_numbers(values: pd.Series) -> np.ndarray:
     return line if line.dtype.kind == "i" else pd.to_numeric(values, errors="coerce").fillna(0).astype("int64").to_numpy()
 
 
-def _end_to_end(arrays: list[A], none: A) -> A:
-    """The arrays laid end to end (`none` if there are none); one array as it is, never copied."""
+def _end_to_end(arrays: list[A]) -> A:
+    """The arrays (one at least) laid end to end; one array as it is, never copied."""
     if len(arrays) == 1:
         return arrays[0]
-    if not arrays:
-        return none
     return np.concatenate(arrays) if isinstance(arrays[0], np.ndarray) else pa.concat_arrays(arrays)  # type: ignore[return-value]
 
 
