@@ -552,17 +552,18 @@ def main() -> None:
     print(f"the same read into pandas:      {pandas_s:8.2f} s   ratio {pandas_s / read_s:.1f}× the read (no typing, no rule)")
     print(f"whole audit, outputs included: {t['total']:8.2f} s   ratio {t['total'] / read_s:.1f}× the read   peak memory {peak_gb:.2f} GiB"
           + (f"   (fastest of {len(totals)} runs: {', '.join(f'{x:.2f}' for x in totals)} s; the most memory of any)" if len(totals) > 1 else ""))
-    paired = ", ".join(f"{r['timings']['total'] / f['total']:.1f}" for (r, _), f in zip(runs, fresh_reads, strict=True))
-    paired_warm = ", ".join(f"{r['timings']['total'] / w:.1f}" for (r, _), w in zip(runs, warm_reads, strict=True))
+    # Each run against the reads just before it, in a fresh process and the bench's own.
+    fresh_ratios = [r["timings"]["total"] / f["total"] for (r, _), f in zip(runs, fresh_reads, strict=True)]
+    warm_ratios = [r["timings"]["total"] / w for (r, _), w in zip(runs, warm_reads, strict=True)]
+    paired = ", ".join(f"{x:.1f}" for x in fresh_ratios)
+    paired_warm = ", ".join(f"{x:.1f}" for x in warm_ratios)
     print(f"                                           ratio {t['total'] / fresh['total']:.1f}× the read in a fresh process; "
           f"each run against the reads just before it: {paired_warm}× the bench's, {paired}× the fresh process's")
     peak_decimal = peak_gb * 2**30 / 1e9
     print(f"targets: peak memory under {MEMORY_TARGET_GB:g} GB: {'met' if peak_decimal < MEMORY_TARGET_GB else 'NOT met'} "
           f"({peak_decimal:.2f} GB at most); the whole audit within {TIME_TARGET:g}× the read, each run against the read just before it:")
-    print(f"           the read in a fresh process (as the audit starts): "
-          f"{verdict([r['timings']['total'] / f['total'] for (r, _), f in zip(runs, fresh_reads, strict=True)])}")
-    print(f"           the bench's own read (its memory already faulted in): "
-          f"{verdict([r['timings']['total'] / w for (r, _), w in zip(runs, warm_reads, strict=True)])}")
+    print(f"           the read in a fresh process (as the audit starts): {verdict(fresh_ratios)}")
+    print(f"           the bench's own read (its memory already faulted in): {verdict(warm_ratios)}")
     # CPU seconds: on a machine whose speed varies by the hour they vary less than the wall clock.
     print(f"  its CPU:                      {cpu['total']:8.2f} s   ratio {cpu['total'] / read_cpu:.1f}× the read's CPU, "
           f"{cpu['total'] / fresh['cpu']:.1f}× the fresh read's")
