@@ -98,3 +98,32 @@ def test_an_audit_process_takes_no_transparent_huge_pages() -> None:
     if before != ["1"]:
         pytest.skip("huge pages already off for the test's process (the switch is inherited): nothing to tell")
     assert after == ["0"]
+
+
+def test_the_outputs_are_written_with_the_collector_paused_and_it_runs_again_after(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The outputs make hundreds of thousands of small objects (the report's findings and evidence):
+    the cycle collector is off while they are written, on again after, and an error on the way does
+    not leave it off; a collector the caller had turned off stays off."""
+    import gc
+
+    from auditor.report import write
+
+    seen: list[bool] = []
+
+    def summary_written(summary: dict[str, object], path: Path) -> None:
+        seen.append(gc.isenabled())
+        if summary.get("fail"):
+            raise OSError("disk full")
+
+    monkeypatch.setattr(write, "write_summary", summary_written)
+    write.write_outputs(None, {}, tmp_path, set(), "ca")  # type: ignore[arg-type]
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(OSError):
+        write.write_outputs(None, {"fail": True}, tmp_path, set(), "ca")  # type: ignore[arg-type]
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        write.write_outputs(None, {}, tmp_path, set(), "ca")  # type: ignore[arg-type]
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
