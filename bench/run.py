@@ -431,6 +431,26 @@ def vmstat() -> dict[str, int]:
     return {name: int(value) for name, value in (line.split() for line in lines) if name in VMSTAT}
 
 
+# VIRTIO_BALLOON_F_REPORTING (linux/virtio_balloon.h): the guest tells its host of free memory,
+# which the host takes back; touched again, each page is the host's to fault in and zero once more.
+_FREE_PAGE_REPORTING_BIT = 5
+
+
+def free_page_reporting() -> bool:
+    """Whether this machine is a VM whose balloon hands free memory back to its host. There, fresh
+    memory costs the kernel what the host makes it cost, a few seconds after any process frees it:
+    on the benchmark's VM (2026-12-01) 1 GiB in small pages took 0.36-2.97 s of kernel time, in huge
+    pages 0.08-2.92 s, by what the host still held; the read and the audit alike."""
+    for features in Path("/sys/bus/virtio/drivers/virtio_balloon").glob("virtio*/features"):
+        try:
+            bits = features.read_text().strip()
+        except OSError:
+            continue
+        if len(bits) > _FREE_PAGE_REPORTING_BIT and bits[_FREE_PAGE_REPORTING_BIT] == "1":
+            return True
+    return False
+
+
 def own_huge_pages() -> dict[str, int]:
     """Whether this process may take transparent huge pages (THP_enabled) and how many MiB of its
     memory they hold now (AnonHugePages): which tells an audit's own huge pages from another
@@ -543,6 +563,9 @@ def main() -> None:
         report.update(measured([sys.executable, __file__, "--child-pandera", str(bundle)])[0])
     t, cpu = report["timings"], report["cpu"]
     print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}")
+    if free_page_reporting():
+        print("memory: a VM that hands freed memory back to its host (virtio free page reporting): a page touched again is the"
+              " host's to fault in, so the kernel's time for fresh memory, the read's and the audit's, varies with what the host holds")
     print(f"bundle: {bundle} — {report['rows_read']:,} rows, {report['findings']:,} findings, report.html {report['report_bytes'] / 1e6:.1f} MB")
     print(f"\npyarrow read of the same files: {read_s:8.2f} s ({read_rows:,} rows; CPU {read_cpu:.2f} s, every thread;"
           " the faster of two reads in one process, the second reusing the first's memory)")
