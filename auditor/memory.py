@@ -157,4 +157,3 @@ def collector_paused() -> Iterator[None]:
     finally:
         if was_on:
             gc.enable()
-
