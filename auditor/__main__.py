@@ -1,3 +1,3 @@
-from auditor.cli import main
+from auditor.entry import main
 
 main()
