@@ -16,6 +16,9 @@ An audit by partition does not: it is the audit of a bundle larger than memory, 
 fragments across its steps (three copies of the month: peak 1.68 -> 2.12 GiB). It hands memory back
 after the load and after each game, as the whole audit did before.
 
+Both run with one malloc arena for all their threads, set by the command's entry point before any
+import starts a thread (`one_arena`): set later, it holds only for some of them.
+
 Neither uses transparent huge pages (`avoid_huge_pages`): numpy asks for them on its large arrays,
 and a huge page is 2 MiB the kernel must find free and zero at once, which on the benchmark's
 machine cost from a fifth to four times what the same memory costs in small pages.
