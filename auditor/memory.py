@@ -78,16 +78,16 @@ def one_arena() -> bool:
 def keep_freed_memory() -> bool:
     """Have freed memory kept for reuse rather than handed back at once, for a whole audit: big
     allocations from the heap (not a mapping of their own, unmapped when freed), the heap not
-    trimmed on each free, one arena for all threads (a thread's own arena maps any large block
-    apart; for threads started before, only `one_arena`, called earlier, makes it hold), and Arrow allocating through the same heap. Called before the audit's first allocation
-    of any size; it holds for the rest of the process (the CLI's runs one audit). True if done;
-    False where the C library is not glibc."""
+    trimmed on each free, one arena for all threads (`one_arena`: a thread's own arena maps any
+    large block apart; for threads started before, only its earlier call makes it hold), and Arrow
+    allocating through the same heap. Called before the audit's first allocation of any size; it
+    holds for the rest of the process (the CLI's runs one audit). True if done; False where the C
+    library is not glibc."""
     global _keeping
     libc = _glibc()
     if libc is None:
         return False
-    if not (libc.mallopt(_M_ARENA_MAX, 1) and libc.mallopt(_M_MMAP_THRESHOLD, _KEEP_UP_TO)
-            and libc.mallopt(_M_TRIM_THRESHOLD, _KEEP_UP_TO)):
+    if not (one_arena() and libc.mallopt(_M_MMAP_THRESHOLD, _KEEP_UP_TO) and libc.mallopt(_M_TRIM_THRESHOLD, _KEEP_UP_TO)):
         return False
     import pyarrow as pa
 

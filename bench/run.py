@@ -148,10 +148,9 @@ def child_read(bundle: Path) -> None:
 
 
 def child_by_partition(bundle: Path, out: Path) -> None:
-    from auditor.memory import one_arena
+    from auditor.memory import one_arena, set_up_audit_process
 
     one_arena()  # as the CLI's entry point does, before the imports that start threads
-    from auditor.memory import set_up_audit_process
     from auditor.report.outputs import build_summary, write_summary, write_violations
     from auditor.rules import select_rules
     from auditor.ruleset import load_ruleset
@@ -174,12 +173,11 @@ def child(bundle: Path, out: Path, workers: int | None) -> None:
     """Runs in its own process so that its peak memory is the audit's alone. The audit the CLI runs:
     with two workers or more, the load and the games in one pool (`audit_bundle`), so the load's
     phase ends when its last table is in, the games already under way."""
-    from auditor.memory import one_arena
+    from auditor.memory import keep_freed_memory, one_arena, set_up_audit_process
 
     one_arena()  # as the CLI's entry point does, before the imports that start threads
     from auditor.engine import DEFAULT_WORKERS, audit_bundle, run_audit
     from auditor.loading import load_bundle
-    from auditor.memory import keep_freed_memory, set_up_audit_process
     from auditor.report.outputs import build_summary
     from auditor.report.write import write_outputs
     from auditor.rules import select_rules

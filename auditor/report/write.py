@@ -15,18 +15,14 @@ def write_outputs(result: AuditResult, summary: dict[str, object], target: Path,
     the others was measured no faster: building the JSON lines holds the interpreter's lock for much
     of its time, and the two contended.)"""
     with collector_paused():
-        _write(result, summary, target, formats, lang)
+        write_summary(summary, target / "summary.json")
+        if "jsonl" in formats:
+            write_violations(result.findings, target / "violations.jsonl")
+        if "junit" in formats:
+            from auditor.report.junit import write_junit
 
+            write_junit(result, target / "junit.xml")
+        if "html" in formats:
+            from auditor.report.html import write_html
 
-def _write(result: AuditResult, summary: dict[str, object], target: Path, formats: set[str], lang: str) -> None:
-    write_summary(summary, target / "summary.json")
-    if "jsonl" in formats:
-        write_violations(result.findings, target / "violations.jsonl")
-    if "junit" in formats:
-        from auditor.report.junit import write_junit
-
-        write_junit(result, target / "junit.xml")
-    if "html" in formats:
-        from auditor.report.html import write_html
-
-        write_html(result, summary, target / "report.html", lang)
+            write_html(result, summary, target / "report.html", lang)
