@@ -144,7 +144,7 @@ def child_read(bundle: Path) -> None:
     that has not yet touched the memory the tables take (the bench's own second read reuses the
     first's)."""
     seconds, rows, cpu = pyarrow_read(bundle)
-    print("RESULT " + json.dumps({"total": seconds, "rows": rows, "cpu": cpu, "peak_gib": own_peak_gib()}))
+    print("RESULT " + json.dumps({"total": seconds, "rows": rows, "cpu": cpu, "peak_gib": own_peak_gib(), "at_result": own_usage()}))
 
 
 def child_by_partition(bundle: Path, out: Path) -> None:
@@ -211,7 +211,7 @@ def child(bundle: Path, out: Path, workers: int | None) -> None:
     t["total"], cpu["total"] = time.perf_counter() - started, time.process_time() - cpu_started
     report = {"timings": t, "cpu": cpu, "per_game": result.timings, "rows": rows, "findings": int(len(result.findings)), "workers": workers,
               "rows_read": sum(f.rows_read for f in loaded.files), "report_bytes": (out / "report.html").stat().st_size,
-              "peak_gib": own_peak_gib(), "huge_pages": own_huge_pages()}
+              "peak_gib": own_peak_gib(), "huge_pages": own_huge_pages(), "at_result": own_usage()}
     print("RESULT " + json.dumps(report))
 
 
@@ -463,6 +463,16 @@ def own_huge_pages() -> dict[str, int]:
     return {key: number for key, number in found.items() if number is not None}
 
 
+def own_usage() -> dict[str, float]:
+    """This process's kernel time and page faults so far, and the wall clock (seconds since the
+    epoch): taken as a child prints its result, they tell what came after it (the interpreter's
+    shutdown, the kernel's freeing of the memory) from the child's rusage at exit."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return {"sys": usage.ru_stime, "faults": usage.ru_minflt + usage.ru_majflt, "at": time.time()}
+
+
 def measured(cmd: list[str]) -> tuple[dict[str, Any], float]:
     """Run a child audit; its RESULT line and its own peak memory in GiB: what it measured of itself
     (`own_peak_gib`), or else os.wait4's rusage (KiB on Linux), which counts the parent's peak too."""
@@ -471,7 +481,7 @@ def measured(cmd: list[str]) -> tuple[dict[str, Any], float]:
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, cwd=ROOT)
     stdout = proc.stdout.read() if proc.stdout else ""
     _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - started
+    elapsed, exited_at = time.perf_counter() - started, time.time()
     after = vmstat()
     if status != 0:
         sys.exit(f"the audit failed:\n{stdout}")
@@ -479,6 +489,10 @@ def measured(cmd: list[str]) -> tuple[dict[str, Any], float]:
     # The child's own CPU split and page faults (wait4 reports that child alone): on this machine the
     # kernel's share, most of it the first touch of fresh memory, is what varies from run to run.
     report["rusage"] = {"user": usage.ru_utime, "sys": usage.ru_stime, "faults": usage.ru_minflt + usage.ru_majflt, "elapsed": elapsed}
+    if "at_result" in report:  # how much of the process came after its result: its exit
+        at = report["at_result"]
+        report["rusage"].update(after_result=exited_at - at["at"],
+                                sys_after_result=usage.ru_stime - at["sys"], faults_after_result=usage.ru_minflt + usage.ru_majflt - at["faults"])
     report["vmstat"] = {name: after[name] - before[name] for name in after if name in before and after[name] != before[name]}
     own = report.get("peak_gib")
     return report, own if own is not None else usage.ru_maxrss / 1024 / 1024
@@ -564,7 +578,8 @@ def main() -> None:
     report, _ = min(runs, key=lambda run: run[0]["timings"]["total"])
     peak_gb = max(peak for _, peak in runs)
     if not args.no_pandera:
-        report.update(measured([sys.executable, __file__, "--child-pandera", str(bundle)])[0])
+        # Its comparison alone: the child's rusage and vmstat are its own, not the audit run's.
+        report["pandera"] = measured([sys.executable, __file__, "--child-pandera", str(bundle)])[0]["pandera"]
     t, cpu = report["timings"], report["cpu"]
     print(f"\nmachine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}")
     if free_page_reporting():
@@ -604,7 +619,12 @@ def main() -> None:
             f", {huge['AnonHugePages'] / 1024:.0f} MiB in them at its end" if huge.get("AnonHugePages") else "")
         # The process from its start to its exit, imports and the kernel's freeing of its memory
         # included: what a CI job waits for, beyond the audit's own timer.
-        whole = f" (process {u['elapsed']:.2f} s, start to exit)" if "elapsed" in u else ""
+        whole = f" (process {u['elapsed']:.2f} s, start to exit" if "elapsed" in u else ""
+        if whole and "after_result" in u:
+            # The kernel's time after the result: the process's exit, outside every timer but the job's.
+            whole += (f"; after its result {u['after_result']:.2f} s, {u['sys_after_result']:.2f} s of it the kernel's"
+                      f" for {u['faults_after_result'] / 1e3:.0f}k page faults")
+        whole += ")" if whole else ""
         return (f"{u['sys']:.2f} s for {u['faults'] / 1e6:.2f}M page faults{whole}{peak}{own}"
                 + (f" (system-wide meanwhile: {seen})" if seen else ""))
 
