@@ -403,7 +403,11 @@ def repeated_ids(parts: list[pa.Array]) -> set[str]:
         every = pa.concat_arrays(parts) if parts else pa.array([], type=pa.large_string())
         return written_again(every, *later_occurrences(every)[:2])
     keys = keys if keys.flags.writeable else keys.copy()  # uncopied Arrow memory is read-only
-    keys.sort()
+    # Parts in part order usually hold ids in increasing order, but for a few planted or late rows:
+    # numpy's stable sort (a merge of the runs already in order) then beats its quicksort (4M bet
+    # ids: 0.53 -> 0.12 s); ids in no order sort faster by quicksort (1.06 s against 1.25 s).
+    descents = np.count_nonzero(keys[1:] < keys[:-1])
+    keys.sort(kind="stable" if descents * 32 <= len(keys) else "quicksort")
     twice = keys[1:][keys[1:] == keys[:-1]]
     return {value.decode("utf-8") for value in np.unique(twice)}
 

@@ -263,6 +263,21 @@ def test_repeated_ids_across_parts_agree_with_a_dictionary(seed: int) -> None:
     assert repeated_ids(parts) == twice
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_repeated_ids_of_parts_in_id_order_with_a_few_repeats(seed: int) -> None:
+    """A day's part after another, each in id order, as logs are split: the few ids written again
+    (a later day repeating an earlier day's bet, a part repeating its own) are found, and only they."""
+    rng = np.random.default_rng(seed)
+    ids = [f"WB{i:09d}" for i in range(3000)]
+    again = sorted(set(rng.choice(3000, 12, replace=False).tolist()))
+    rows = list(ids)
+    for at in again:  # each repeated id written again a little later
+        rows.insert(min(len(rows), at + int(rng.integers(1, 400))), ids[at])
+    cuts = sorted(rng.choice(np.arange(1, len(rows)), 6, replace=False).tolist())
+    parts = [pa.array(rows[a:b], type=pa.large_string()) for a, b in zip([0, *cuts], [*cuts, len(rows)], strict=True)]
+    assert repeated_ids(parts) == {ids[at] for at in again}
+
+
 def _keeps_order(frame: pd.DataFrame, by: list[str]) -> bool:
     return bool((frame.sort_values(by, kind="stable").index == frame.index).all())
 
