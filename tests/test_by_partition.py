@@ -147,6 +147,29 @@ def test_stakes_and_bets_filed_in_another_part_than_their_round(tmp_path: Path) 
         assert files[second]["rows_quarantined"] >= 1, second
 
 
+def test_parts_holding_their_ids_as_a_dictionary_or_as_numbers(tmp_path: Path) -> None:
+    """The first pass takes text ids straight from Arrow; a part whose ids are a Parquet dictionary
+    (as pandas writes a Categorical) or numbers goes through the load's own conversion, so that
+    both passes see the same ids: duplicates, orphans and items filed away are found as whole."""
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    simulate(tmp_path / "flat", seed=45, rounds=3000, fmt="parquet", plant_rate=0.02)
+    partition(tmp_path / "flat", tmp_path / "parts", "%Y-%m-%dT%H")
+    spins = sorted((tmp_path / "parts" / "wheel_spins").glob("*.parquet"))
+    bets = sorted((tmp_path / "parts" / "wheel_bets").glob("*.parquet"))
+    frame = pd.read_parquet(spins[1])
+    frame.assign(spin_id=frame["spin_id"].astype("category"), table_id=frame["table_id"].astype("category")).to_parquet(spins[1], index=False)
+    frame = pd.read_parquet(bets[2])
+    frame.assign(spin_id=frame["spin_id"].astype("category")).to_parquet(bets[2], index=False)
+    # Ids written as numbers: text the load types as the digits ("7"), unlike every other part's.
+    table = pq.read_table(bets[3])
+    pq.write_table(table.set_column(table.schema.get_field_index("bet_id"), "bet_id", pa.array(range(table.num_rows), type=pa.int64())), bets[3])
+    assert pa.types.is_dictionary(pq.read_table(spins[1]).schema.field("spin_id").type)
+    audit_both(tmp_path / "parts", tmp_path, rows=("2000000", "1"))
+
+
 def test_parts_named_differently_in_each_table(tmp_path: Path) -> None:
     """Spark writes `day=.../part-00000-<uuid>.parquet`, a name of its own in every table, and a
     `_SUCCESS` marker: no group holds a round table's part with its items', yet every stake and bet
