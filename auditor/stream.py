@@ -351,7 +351,7 @@ def _table_ids(path: Path, table: str, keyed: dict[str, Path], away: Away | None
             rows = away(key, values[round_column])
             if len(rows):
                 got.away.append((key, rows, values[round_column].take(pa.array(rows))))
-        if played and when is not None:
+        if when is not None:  # a round table: its tables and times
             got.played.append((values[played[0]], _nanoseconds(when, TABLES[table].column(played[1]))))
     return got
 

@@ -619,12 +619,10 @@ def main() -> None:
             f", {huge['AnonHugePages'] / 1024:.0f} MiB in them at its end" if huge.get("AnonHugePages") else "")
         # The process from its start to its exit, imports and the kernel's freeing of its memory
         # included: what a CI job waits for, beyond the audit's own timer.
-        whole = f" (process {u['elapsed']:.2f} s, start to exit" if "elapsed" in u else ""
-        if whole and "after_result" in u:
-            # The kernel's time after the result: the process's exit, outside every timer but the job's.
-            whole += (f"; after its result {u['after_result']:.2f} s, {u['sys_after_result']:.2f} s of it the kernel's"
-                      f" for {u['faults_after_result'] / 1e3:.0f}k page faults")
-        whole += ")" if whole else ""
+        # After its result: the process's exit, outside every timer but the job's.
+        after = (f"; after its result {u['after_result']:.2f} s, {u['sys_after_result']:.2f} s of it the kernel's"
+                 f" for {u['faults_after_result'] / 1e3:.0f}k page faults") if "after_result" in u else ""
+        whole = f" (process {u['elapsed']:.2f} s, start to exit{after})"
         return (f"{u['sys']:.2f} s for {u['faults'] / 1e6:.2f}M page faults{whole}{peak}{own}"
                 + (f" (system-wide meanwhile: {seen})" if seen else ""))
 
