@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 
 from auditor.frames import (
-    among, as_categories, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key,
+    _search_index, among, arrow, as_categories, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key,
     later_occurrences, named, order_by, positions, reduce_by, repeated_ids, rows_holding, run_starts, stable_sorted, unique_inverse,
 )
 
@@ -116,6 +116,33 @@ def test_positions_by_binary_search_on_ids_sharing_their_first_bytes_or_not(temp
     runs = [(name(0), 0), (name(1), -1), (name(4), 2), (other, -1), (name(38), 19), (name(39), -1)]
     keys = pd.Series([key for key, _ in runs for _ in range(3)], dtype="str")  # items grouped by round
     assert positions(keys, ids).tolist() == [at for _, at in runs for _ in range(3)]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_positions_among_ids_in_a_few_increasing_runs_find_each_ids_first_row(seed: int) -> None:
+    """A bundle's parts one after another: each part's ids in increasing order, the parts' ids
+    interleaved, an id written again in a later part. The ids are put in order by a stable sort
+    (`_search_index`) and each key finds the first row holding it, as a dict of first rows does."""
+    rng = random.Random(seed)
+    pool = [f"W{i:05d}" for i in range(0, 4000, 2)]
+    runs = [sorted(rng.sample(pool, rng.randint(50, 200))) for _ in range(rng.randint(2, 6))]
+    ids = [v for run in runs for v in run]
+    assert len(set(ids)) < len(ids) or seed % 4  # mostly repeats across parts
+    index = _search_index(arrow(pd.Series(ids, dtype="str")))
+    assert index is not None and index.rows is not None  # the sorted path, not the hash
+    # Items grouped by their round, a few each (keys all distinct would be hashed instead).
+    keys: list[str | None] = [k for k in sorted(rng.choices(pool + ["W00001", "W0000", "X00000"], k=100)) for _ in range(3)]
+    if seed % 3 == 0:
+        keys.append(None)
+    got = positions(pd.Series(keys, dtype="str"), pd.Series(ids, dtype="str"))
+    assert got.tolist() == _first_position(keys, ids)
+
+
+def test_ids_in_no_order_are_hashed_not_sorted() -> None:
+    ids = pd.Series([f"W{(i * 7919) % 1000:05d}" for i in range(1000)], dtype="str")  # a descent a few ids
+    assert _search_index(arrow(ids)) is None
+    keys = pd.Series(["W00000", "W00000", "W00999", "W01000"], dtype="str")
+    assert positions(keys, ids).tolist() == _first_position(keys.tolist(), ids.tolist())
 
 
 def test_in_sorted_is_isin() -> None:
@@ -608,13 +635,18 @@ def test_reduce_by_is_ufunc_at(order: str, op: np.ufunc, empty: float) -> None:
     assert reduce_by(op, values[:0], groups[:0], 3, empty).tolist() == [empty] * 3
 
 
-@pytest.mark.parametrize("ordered", [True, False])
-def test_rows_holding_are_the_rows_isin_finds(ordered: bool) -> None:
-    """The rows a report looks up, by binary search among ids in order or by hash otherwise: the
-    same rows either way, ids of another length or absent found nowhere."""
+@pytest.mark.parametrize("order", ["increasing", "reversed", "in runs", "in runs, one repeated"])
+def test_rows_holding_are_the_rows_isin_finds(order: str) -> None:
+    """The rows a report looks up, by binary search among ids in order (or in a few increasing
+    runs, sorted first) or by hash otherwise: the same rows either way, every row of an id held
+    twice, ids of another length or absent found nowhere."""
     ids = [f"B{i:05d}" for i in range(0, 3000, 3)]
-    if not ordered:
+    if order == "reversed":
         ids = ids[::-1]
+    if order.startswith("in runs"):
+        ids = ids[500:] + ids[:500]
+    if order.endswith("repeated"):
+        ids = ids + ["B01500"]
     values = pd.Series(ids, dtype="str")
     wanted = ["B00000", "B00003", "B02997", "B00001", "B0000", "B000033", "B01500", "Bé0000", "zzz"]
     expected = np.flatnonzero(values.isin(wanted).to_numpy())
