@@ -138,6 +138,20 @@ def test_positions_among_ids_in_a_few_increasing_runs_find_each_ids_first_row(se
     assert got.tolist() == _first_position(keys, ids)
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_positions_of_a_few_keys_among_many_ids_find_each_ids_first_row(seed: int) -> None:
+    """A few keys, in no order, among many more ids (items filed away from their rounds): the ids
+    are probed against the keys' hash, not hashed themselves; the answer is a dict's of first rows,
+    an id written twice, a null id and a null or absent key included."""
+    rng = random.Random(seed)
+    ids: list[str | None] = ["S00001"] + [f"S{rng.randrange(3000):05d}" for _ in range(2000)] + [None, "S00001"]
+    keys: list[str | None] = rng.sample([v for v in ids if v], 40) + ["S99999", "", None, "S00001"]
+    rng.shuffle(keys)
+    assert len(keys) * 8 < len(ids)
+    got = positions(pd.Series(keys, dtype="str"), pd.Series(ids, dtype="str"))
+    assert got.tolist() == _first_position(keys, ids)
+
+
 def test_ids_in_no_order_are_hashed_not_sorted() -> None:
     ids = pd.Series([f"W{(i * 7919) % 1000:05d}" for i in range(1000)], dtype="str")  # a descent a few ids
     assert _search_index(arrow(ids)) is None
