@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 
 from auditor.frames import (
-    _search_index, among, arrow, as_categories, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key,
+    _search_index, _sortable, among, arrow, as_categories, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key,
     later_occurrences, named, order_by, positions, reduce_by, repeated_ids, rows_holding, run_starts, stable_sorted, unique_inverse,
 )
 
@@ -302,6 +302,20 @@ def test_repeated_ids_across_parts_agree_with_a_dictionary(seed: int) -> None:
     seen: set[str] = set()
     twice = {v for part in parts for v in part.to_pylist() if v is not None and (v in seen or seen.add(v))}
     assert repeated_ids(parts) == twice
+
+
+def test_repeated_ids_across_parts_each_of_one_width_padded_as_bytes() -> None:
+    """Parts whose ids each have one length, the lengths differing (a day's ids, a part of orphans
+    named otherwise, ids with two-byte characters): each part is padded to the longest as bytes, and
+    an id is repeated only where the same id is written again, not where padding makes it look so."""
+    parts = [
+        pa.array(["B001", "B002", "Bé1"], type=pa.large_string()),  # four bytes each
+        pa.array(["B002", "B0010"], type=pa.large_string()),  # "B002" again; B0010 is not B001
+        pa.array(["Bé1", "Bé2"], type=pa.large_string()),
+        pa.array(["B-ORPHAN-1", None], type=pa.large_string()),
+    ]
+    assert _sortable(parts) is not None  # padded, not hashed
+    assert repeated_ids(parts) == {"B002", "Bé1"}
 
 
 @pytest.mark.parametrize("seed", range(10))
