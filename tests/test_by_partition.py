@@ -319,3 +319,26 @@ def test_validate_by_partition_says_what_validate_says_of_the_whole_bundle(tmp_p
     assert whole.exit_code == by_parts.exit_code == 1, whole.output
     assert "LOG001" in whole.stdout and "LOG002" in whole.stdout and f"dice_bets/{parts[-1].name}: read {len(last) + 1}" in whole.stdout
     assert by_parts.stdout == whole.stdout
+
+
+@pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
+@pytest.mark.parametrize("tz", ["UTC", "Europe/Andorra", "+05:30"])
+def test_round_times_taken_from_arrow_are_those_the_load_parses(unit: str, tz: str) -> None:
+    """The first pass takes a part's round times from Arrow's integers where Parquet holds instants:
+    the same nanoseconds as the load's own parse gives, nulls and times outside 1678-2261 as no time."""
+    import numpy as np
+    import pyarrow as pa
+
+    from auditor.loading.readers import parquet_frame
+    from auditor.schema import TABLES
+    from auditor.stream import NO_TIME, _nanoseconds, _times_as_read
+
+    column = TABLES["wheel_spins"].column("ts_open")
+    per_second = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}[unit]
+    seconds = [0, 1_780_000_000, -9_214_000_000, -9_300_000_000, 9_224_000_000, 9_300_000_000, 1_780_000_000]  # 1678-2262 at ns
+    ticks = [s * per_second + (7 if unit != "s" else 0) for s in seconds if unit != "ns" or abs(s) < 9_223_000_000]
+    values = pa.chunked_array([pa.array(ticks[:3], pa.timestamp(unit, tz=tz)), pa.array([None, *ticks[3:]], pa.timestamp(unit, tz=tz))])
+    expected = _nanoseconds(parquet_frame(pa.table({"ts_open": values}))["ts_open"], column)
+    got = _times_as_read(values, column)
+    assert got.tolist() == expected.tolist()
+    assert (got == NO_TIME).sum() == 1 + (3 if unit != "ns" else 0) and got.dtype == np.int64

@@ -138,6 +138,7 @@ def _parse_bool(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
 # (years past 9999): such a cell is a bad cell, not a crash of the report.
 EARLIEST, LATEST = pd.Timestamp("1678-01-01"), pd.Timestamp("2261-12-31 23:59:59")
 OUT_OF_RANGE = "a time outside the years 1678-2261"
+NS_PER_TICK = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}  # the units Arrow and pandas hold times in
 
 
 def _out_of_range(values: pd.Series) -> pd.Series:
@@ -148,10 +149,14 @@ def _out_of_range(values: pd.Series) -> pd.Series:
     times = values.array
     if not isinstance(times, pd.arrays.DatetimeArray):
         return ((values < lo) | (values > hi)).fillna(False).astype(bool)
-    ns_per_tick = int(np.timedelta64(1, times.unit) // np.timedelta64(1, "ns"))
-    ticks = times.asi8  # NaT is the smallest int64
-    far = (ticks != np.iinfo(np.int64).min) & ((ticks < -(-lo.value // ns_per_tick)) | (ticks > hi.value // ns_per_tick))
-    return pd.Series(far, index=values.index)
+    return pd.Series(ticks_out_of_range(times.asi8, times.unit, lo, hi), index=values.index)
+
+
+def ticks_out_of_range(ticks: np.ndarray, unit: str, lo: pd.Timestamp = EARLIEST, hi: pd.Timestamp = LATEST) -> np.ndarray:
+    """Which times, as integers of `unit` since 1970 (the smallest int64: no time, never out of
+    range), fall before `lo` or after `hi` (UTC, or the times' own zone when they carry one)."""
+    ns_per_tick = NS_PER_TICK[unit]
+    return (ticks != np.iinfo(np.int64).min) & ((ticks < -(-lo.value // ns_per_tick)) | (ticks > hi.value // ns_per_tick))
 
 
 def _parse_timestamp(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
