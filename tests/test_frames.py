@@ -197,6 +197,9 @@ def test_later_occurrences_are_the_rows_not_first_of_their_id(seed: int) -> None
         assert rows.tolist() == expected
         assert firsts.tolist() == [naive[i] for i in expected]
         assert sorted(distinct.to_pylist()) == sorted({v for v in ordered if v is not None})
+        # Without the distinct ids (an item table's): the same rows and their firsts.
+        no_distinct = later_occurrences(pa.array(ordered, type=pa.large_string()), distinct=False)
+        assert no_distinct[0].tolist() == expected and no_distinct[1].tolist() == firsts.tolist()
 
 
 def _naive_first(ids: list[str | None]) -> list[int]:

@@ -380,7 +380,8 @@ def _unreadable(table: Table, name: str, reason: str, rows: int | None = None) -
 def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.ndarray) -> tuple[np.ndarray, pd.DataFrame, pa.Array]:
     """Later occurrences of an id among the clean rows of `frame` (all rows read, typed; `clean`
     marks those that passed LOG001; `ids` the own id of each of its rows): their mask and LOG002
-    records, and every distinct id the table's rows name (quarantined rows included, for LOG003).
+    records, and, for a table others name, every distinct id its rows hold (quarantined rows
+    included, for LOG003; for any other table they may be left out).
 
     The ids of every row read are matched once (`later_occurrences`): the rows whose id an earlier
     row holds are found without hashing an id twice."""
@@ -390,7 +391,7 @@ def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.nd
         return no_dup, none, pa.array([], type=pa.large_string())
     if len(ids) != len(frame):
         raise AssertionError(f"{table.name}: {len(ids)} ids for {len(frame)} rows")
-    later_rows, firsts, seen = later_occurrences(arrow(ids))
+    later_rows, firsts, seen = later_occurrences(arrow(ids), distinct=table.name in NAMED_BY_OTHERS)
     named = firsts >= 0  # not the rows of a missing id
     if not table.id_column or not clean.any() or not named.any():
         return no_dup, none, seen
