@@ -91,11 +91,11 @@ def positions(keys: pd.Series | pa.Array, ids: pd.Series | pa.Array) -> np.ndarr
         return np.full(len(keys), -1, dtype=np.int64)
     if value_set.type != left.type:
         value_set = value_set.cast(left.type)
+    if len(left) * 8 < len(value_set):
+        return _few_positions(left, value_set)
     merged = _sorted_positions(left, value_set)
     if merged is not None:
         return merged
-    if len(left) * 8 < len(value_set):
-        return _few_positions(left, value_set)
     found = pc.index_in(left, value_set=value_set, skip_nulls=True)
     return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
 
@@ -123,13 +123,13 @@ def _sorted_positions(keys: pa.Array, ids: pa.Array) -> np.ndarray | None:
     (hash instead) when the data is not so."""
     if not pa.types.is_large_string(keys.type) or len(keys) < 2:
         return None
+    index = _search_index(ids)
+    if index is None:
+        return None
     change = pc.fill_null(pc.not_equal(keys[:-1], keys[1:]), True).to_numpy(zero_copy_only=False)  # a null is a run of its own
     starts = np.flatnonzero(np.r_[True, change])
     if len(starts) > len(keys) // 2:
         return None  # items not grouped by their round: one hash lookup a key is quicker
-    index = _search_index(ids)
-    if index is None:
-        return None
     run_keys = keys.take(pa.array(starts))
     sized = pc.fill_null(pc.equal(pc.binary_length(run_keys), index.width), False)
     found = np.full(len(starts), -1, dtype=np.int64)
