@@ -478,12 +478,19 @@ def _last_shoes(f: pd.DataFrame) -> np.ndarray:
     return f.index[mine].to_numpy()
 
 
+def _in_replay_order(table: str, rounds: pd.DataFrame, read: list[str]) -> pd.DataFrame:
+    """The replay order's keys and the columns `read` of a round table, sorted in that order,
+    labels kept: the context needs which rows come last, not a sorted copy of every column (the
+    month split by day, three round tables a group, serial: 0.59 s with every column, 0.47 without)."""
+    return stable_sorted(rounds[list(dict.fromkeys([*REPLAY_ORDER[table], *read]))], REPLAY_ORDER[table])
+
+
 def _context(frames: dict[str, pd.DataFrame], ruleset: Ruleset) -> dict[str, pd.DataFrame]:
     """The rows the next group's sequence rules still need."""
     out: dict[str, pd.DataFrame] = {}
     coups = frames.get("cdf_coups")
     if coups is not None and len(coups):
-        ordered = stable_sorted(coups, REPLAY_ORDER["cdf_coups"])
+        ordered = _in_replay_order("cdf_coups", coups, ["banker_id"])
         keep = np.union1d(_last_shoes(ordered), _last_runs(ordered, "banker_id"))
         out["cdf_coups"] = coups.loc[keep]
         stakes = frames.get("cdf_stakes")
@@ -491,11 +498,11 @@ def _context(frames: dict[str, pd.DataFrame], ruleset: Ruleset) -> dict[str, pd.
             out["cdf_stakes"] = stakes[isin(stakes["coup_id"], out["cdf_coups"]["coup_id"])]
     spins = frames.get("wheel_spins")
     if spins is not None and len(spins):
-        s = stable_sorted(spins, REPLAY_ORDER["wheel_spins"])
-        out["wheel_spins"] = s.groupby("table_id", observed=True).tail(1)
+        s = _in_replay_order("wheel_spins", spins, [])
+        out["wheel_spins"] = spins.loc[s.groupby("table_id", observed=True).tail(1).index]
     throws = frames.get("dice_throws")
     if throws is not None and len(throws):
-        ordered = stable_sorted(throws, REPLAY_ORDER["dice_throws"])
+        ordered = _in_replay_order("dice_throws", throws, ["dice_set_id", "launcher_id"])
         gap = pd.Timedelta(minutes=float(ruleset.value("session_gap_minutes")))  # type: ignore[arg-type]
         keep = np.union1d(_last_runs(ordered, "dice_set_id", gap), _last_runs(ordered, "launcher_id", gap))
         out["dice_throws"] = throws.loc[keep]
