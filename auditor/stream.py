@@ -630,6 +630,12 @@ def audit_by_partition(
                 gone |= ((rows["_file"] == name) & rows["_line"].isin(lines)).to_numpy(dtype=bool)
             own[table] = rows[~gone]
         group_q += late
+        for table in REPLAY_ORDER:
+            if table in combined and len(combined[table]):
+                # The group's rounds put in replay order once, here: its parts' rows are each in order,
+                # the group's are not. The replay's own sort then finds them in order (`is_sorted`),
+                # and so does the context for the next group, which sorted them again.
+                combined[table] = stable_sorted(combined[table], REPLAY_ORDER[table]).reset_index(drop=True)
         frames, unmatched, known = set_aside_unmatched({**static.frames, **combined}, ids_seen)
         q = pd.concat(group_q, ignore_index=True) if group_q else static.quarantine.iloc[0:0]
         bundle = Bundle(path, group_sources, frames, q, ids_seen, unread=unread, unmatched=unmatched, _derived=known)
