@@ -437,7 +437,7 @@ def _sortable(parts: list[pa.Array]) -> np.ndarray | None:
     keys = np.zeros(rows, dtype=f"S{longest}")
     start = 0
     # Parts in order, each of one width but for a few (planted rows, orphans): numpy's copy pads
-    # (4M bet ids in 254 parts: 126 -> 40 ms).
+    # (4M bet ids in 254 parts: 126 -> 51 ms).
     for p, w in zip(present, widths, strict=True):
         keys[start:start + len(p)] = _as_fixed_bytes(p, w) if w is not None else _as_fixed_bytes(pc.utf8_rpad(p, width=longest, padding="\x00"), longest)
         start += len(p)
