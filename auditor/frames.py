@@ -607,6 +607,25 @@ def differs_from_previous(values: pd.Series) -> np.ndarray:
     return out
 
 
+def row_sums(values: np.ndarray, dtype: type[np.integer]) -> np.ndarray:
+    """`values.sum(axis=1, dtype=dtype)` for a 2-D array of a few columns (a coup's six cards), the
+    columns added one after another: numpy's reduction along rows of six is the slower by far (1M
+    coups' cards: 19 -> 2.3 ms)."""
+    out = np.zeros(len(values), dtype=dtype)
+    for j in range(values.shape[1]):
+        out += values[:, j]
+    return out
+
+
+def row_any(values: np.ndarray) -> np.ndarray:
+    """`values.any(axis=1)` for a 2-D bool array of a few columns, a column at a time (as `row_sums`:
+    1M × 6: 14 -> 2.4 ms)."""
+    out = np.zeros(len(values), dtype=bool)
+    for j in range(values.shape[1]):
+        out |= values[:, j]
+    return out
+
+
 def run_starts(new: np.ndarray) -> np.ndarray:
     """For rows in consecutive runs (a run begins at each row where `new` holds, and at row 0), the
     position of the first row of each row's run."""

@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.frames import among, arrow, as_categories, coded, differs_from_previous, fixed_width_bytes, join_on_key, stable_sorted
+from auditor.frames import among, arrow, as_categories, coded, differs_from_previous, fixed_width_bytes, join_on_key, row_sums, stable_sorted
 from auditor.rules.base import Context
 from auditor.schema import REPLAY_ORDER
 
@@ -90,7 +90,7 @@ def parse_hands(cards: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     values = _CARD_VALUE[ranks]
     present = values >= 0  # a space (2-card hand) is no card
     codes = _CARD_CODE[(ranks.astype(np.uint16) << 8) | grid[:, [1, 4, 7]]]
-    return values.astype(np.int16), codes, present.sum(axis=1, dtype=np.int8)
+    return values.astype(np.int16), codes, row_sums(present, np.int8)
 
 
 def replay(coups: pd.DataFrame, ctx: Context) -> pd.DataFrame:

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from auditor.frames import among, arrow, cumsum_in_runs, differs_from_previous, equal, in_sorted, reduce_by, run_starts, unique_inverse
+from auditor.frames import among, arrow, cumsum_in_runs, differs_from_previous, equal, in_sorted, reduce_by, row_any, row_sums, run_starts, unique_inverse
 from auditor.rules import cdf_replay as cdf
 from auditor.rules.base import Context, Offending, at_least, hits, no_hits, rule
 
@@ -391,7 +391,7 @@ def six_decks(ctx: Context) -> pd.DataFrame:
     # Worked out a coup at a time, then card by card for the few coups that may break a limit: a card
     # a shoe holds more often than the fewest decks in force, or a coup past the shoe's size. Arrays
     # of a card each (6M cards a million coups) cost this rule most of its time in fresh memory.
-    dealt = present.sum(axis=1, dtype=index)
+    dealt = row_sums(present, index)
     before = cumsum_in_runs(dealt, run_starts(new_shoe)) - dealt  # cards the shoe dealt before each coup
     beyond = len(shoe) and int(shoe[-1]) + 1
     key: np.ndarray = np.multiply(shoe[:, None], 52, dtype=index) + codes.astype(index)
@@ -399,7 +399,7 @@ def six_decks(ctx: Context) -> pd.DataFrame:
     often = np.bincount(key.ravel(), minlength=beyond * 52 + 1) > np.min(decks)
     often[-1] = False
     suspect = often[key]  # every copy of a card some shoe holds more often than the fewest decks
-    coups = np.flatnonzero(suspect.any(axis=1) | (before + dealt > decks * 52))
+    coups = np.flatnonzero(row_any(suspect) | (before + dealt > decks * 52))
     if not len(coups):
         return no_hits()
     # The cards of those coups, in dealing order (a coup's punt cards, then its banker's).
