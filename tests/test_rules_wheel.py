@@ -90,6 +90,21 @@ def test_whl207_payout_odds_table(tmp_path: Path, symbol: str, slot: int, odds: 
     assert found(audit(tmp_path / "bad", wheel([spin(slot=slot)], [short]), "WHL207")) == [("W1-1", "B1")]
 
 
+def test_whl207_bets_are_paid_by_the_layouts_slot_else_by_the_recorded_symbol(tmp_path: Path) -> None:
+    """A spin recorded as `2` on slot 40 (a `7`, WHL206's finding) pays the `7`s; a table with no
+    layout, and a settled spin with no stop slot, are judged by the recorded symbol."""
+    spins = [spin("W1-1", 1, slot=40, symbol="2"), spin("W3-1", 1, slot=40, table_id="W3", symbol="2"),
+             spin("W1-2", 2, stop_slot=None, symbol="2")]
+    seven_paid = {"payout_cents": 5000, "stake_returned": True, "paid_seq": 1}
+    two_paid = {"payout_cents": 20000, "stake_returned": True, "paid_seq": 2}
+    bets = [bet("B1", "W1-1", symbol="7", **seven_paid), bet("B2", "W1-1", symbol="2", **two_paid),
+            bet("B3", "W3-1", symbol="2", **two_paid), bet("B4", "W3-1", symbol="7", **seven_paid),
+            bet("B5", "W1-2", symbol="2", n=2, **two_paid)]
+    tables = wheel(spins, bets)
+    tables["tables"].append(WHEEL_TABLE | {"table_id": "W3"})
+    assert sorted(found(audit(tmp_path, tables, "WHL207"))) == [("W1-1", "B2"), ("W3-1", "B4")]
+
+
 def test_whl207_losers_and_withdrawn(tmp_path: Path) -> None:
     bets = [bet("B1", symbol="24", stake_returned=True),  # a loser returned
             bet("B2", symbol="7", ts_withdrawn=at(130), stake_returned=True),  # withdrawn before: not in play
