@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -338,52 +340,122 @@ class _GameRun:
     errors: dict[str, str] = field(default_factory=dict)
 
 
-def _run_game(bundle: Bundle, ruleset: Ruleset, rules: list[Rule], lang: str, say: Callable[[str], None], figures: bool = False) -> _GameRun:
-    """One game's rules with a context of its own, whose prepared frames die with it; `figures`: then
-    the game's per-table figures, in the same thread."""
-    ctx = Context(bundle, ruleset)
-    out = _GameRun()
-    waiting: list[tuple[Rule, pd.DataFrame]] = []  # hits not yet findings, and their rows
-    waiting_rows = 0
-    for rule in rules:
+class _GameWork:
+    """One game's rules and figures, taken one at a time by each thread that joins in (`work`): the
+    thread that starts the game, and any other that frees up before its last rule is taken, so that
+    no thread waits idle while another ends a long game alone. Its rules share one context, whose
+    prepared frames die once the last of them ends; findings do not depend on which thread found
+    them, nor in what order (they are sorted, ties by their content)."""
+
+    def __init__(self, bundle: Bundle, ruleset: Ruleset, rules: list[Rule], lang: str, say: Callable[[str], None], figures: bool = False) -> None:
+        self.bundle, self.lang, self.say = bundle, lang, say
+        self.ctx: Context | None = Context(bundle, ruleset)
+        self.todo: deque[Rule | None] = deque(rules)  # None: the game's figures, after its rules
+        if figures and rules and rules[0].game in GAME_FIGURES:
+            self.todo.append(None)
+        self.game = rules[0].game if rules else ""
+        self.out = _GameRun()
+        self.lock = threading.Lock()
+        self.working = 0  # threads in `work`
+        self.ended = False
+
+    def _next(self) -> tuple[bool, Rule | None]:
+        with self.lock:
+            return (True, self.todo.popleft()) if self.todo else (False, None)
+
+    def work(self) -> _GameRun:
+        """Take the game's next rule until none is left; the last thread out lets the context go."""
+        with self.lock:
+            self.working += 1
+        waiting: list[tuple[Rule, pd.DataFrame]] = []  # this thread's hits not yet findings
+        waiting_rows = 0
+        try:
+            while True:
+                more, rule = self._next()
+                if not more:
+                    break
+                if rule is None:  # the last of the game's work: its hits and prepared frames let go first
+                    if waiting:
+                        self._add(findings_of(waiting, self.lang))
+                        waiting, waiting_rows = [], 0
+                    with self.lock:
+                        if self.working == 1:  # and no rule of it running in another thread
+                            self.ctx = None
+                    game_figures(self.bundle, self.game)
+                    continue
+                hits = self._check(rule)
+                # Hits become findings a few rules' at a time (`findings_of`), and many hits at
+                # once, alone (laid end to end with others they would be copied): before the next
+                # rule builds its own, since a rule firing millions of times holds gigabytes.
+                if hits is None or not len(hits):
+                    continue
+                if len(hits) >= BATCH_HITS:
+                    self._add(findings_of([(rule, hits)], self.lang))
+                else:
+                    waiting.append((rule, hits))
+                    waiting_rows += len(hits)
+                    if waiting_rows >= BATCH_HITS:
+                        self._add(findings_of(waiting, self.lang))
+                        waiting, waiting_rows = [], 0
+                del hits
+            if waiting:
+                self._add(findings_of(waiting, self.lang))
+        finally:
+            with self.lock:
+                self.working -= 1
+                last = not self.working and not self.todo and not self.ended
+                if last:
+                    self.ended, self.ctx = True, None  # the game's prepared frames
+        if last:
+            release_between_games()
+        return self.out
+
+    def _add(self, part: pd.DataFrame) -> None:
+        with self.lock:
+            self.out.parts.append(part)
+
+    def _check(self, rule: Rule) -> pd.DataFrame | None:
+        """The rule's hits; None when it cannot run here (why: in `not_run`) or failed (`errors`)."""
+        bundle, out = self.bundle, self.out
         absent = [t for t in rule.tables if t not in bundle.frames]
         if absent:
             out.not_run[rule.code] = "no " + ", ".join(absent) + " in the bundle"
-            continue
+            return None
         # A table whose files all failed to read has no rows to check against: a limit rule would
         # pass every bet for want of the table's limits, and say so as if it had checked them.
         unread = [t for t in rule.tables if t in bundle.unread and bundle.frames[t].empty]
         if unread:
             out.not_run[rule.code] = ", ".join(unread) + " could not be read (LOG001)"
-            continue
-        say(f"{rule.code} {rule.name}")
+            return None
+        self.say(f"{rule.code} {rule.name}")
         started = time.perf_counter()
+        assert self.ctx is not None  # let go only once no rule is left
         try:
-            hits = rule.check(ctx)
+            hits = rule.check(self.ctx)
         except Exception as exc:  # noqa: BLE001 - one broken rule must not hide the others' findings
             out.errors[rule.code] = f"{type(exc).__name__}: {exc}"
-            continue
-        out.seconds += time.perf_counter() - started
-        out.run.append(rule)
-        # Hits become findings a few rules' at a time (`findings_of`), and many hits at once, alone
-        # (laid end to end with others they would be copied): before the next rule builds its own,
-        # since a rule firing millions of times holds gigabytes.
-        if len(hits) >= BATCH_HITS:
-            out.parts.append(findings_of([(rule, hits)], lang))
-        elif len(hits):
-            waiting.append((rule, hits))
-            waiting_rows += len(hits)
-            if waiting_rows >= BATCH_HITS:
-                out.parts.append(findings_of(waiting, lang))
-                waiting, waiting_rows = [], 0
-        del hits
-    if waiting:
-        out.parts.append(findings_of(waiting, lang))
-    del ctx, waiting  # the game's prepared frames
-    if figures and rules and rules[0].game in GAME_FIGURES:
-        game_figures(bundle, rules[0].game)
-    release_between_games()
-    return out
+            return None
+        with self.lock:
+            out.seconds += time.perf_counter() - started
+            out.run.append(rule)
+        return hits
+
+
+def _start(pool: ThreadPoolExecutor, work: _GameWork) -> list[Future[_GameRun]]:
+    """A game handed to the pool twice: the first thread free starts it, the next one free helps
+    with the rules left, if any."""
+    return [pool.submit(work.work), pool.submit(work.work)]
+
+
+def _ended(futures: list[Future[_GameRun]]) -> _GameRun:
+    """A game's run once every thread working on it is done."""
+    return [f.result() for f in futures][0]
+
+
+def _run_game(bundle: Bundle, ruleset: Ruleset, rules: list[Rule], lang: str, say: Callable[[str], None], figures: bool = False) -> _GameRun:
+    """One game's rules in this thread, with a context of its own, whose prepared frames die with
+    it; `figures`: then the game's per-table figures."""
+    return _GameWork(bundle, ruleset, rules, lang, say, figures).work()
 
 
 def run_audit(
@@ -405,11 +477,11 @@ def run_audit(
         with ThreadPoolExecutor(max_workers=workers) as pool:
             # Largest games first, so the two threads finish together.
             order = sorted(by_game, key=lambda g: -sum(len(bundle.frames.get(t, ())) for r in by_game[g] for t in r.tables))
-            # Each game's per-table figures, which the outputs will show, by the thread that ran its
+            # Each game's per-table figures, which the outputs will show, by the threads that ran its
             # rules: the threads' work ends together (worked out after them, on one core, they cost
             # the audit 0.27 s of 13M rows).
-            futures = {g: pool.submit(_run_game, bundle, ruleset, by_game[g], lang, say, figures) for g in order}
-            runs = {g: futures[g].result() for g in by_game}
+            futures = {g: _start(pool, _GameWork(bundle, ruleset, by_game[g], lang, say, figures)) for g in order}
+            runs = {g: _ended(futures[g]) for g in by_game}
     else:
         runs = {g: _run_game(bundle, ruleset, game_rules, lang, say) for g, game_rules in by_game.items()}
     if figures and workers > 1:
@@ -455,20 +527,22 @@ def audit_bundle(
     (the log rules, which read every table, once all are). Loading two tables at a time, one
     thread used to wait a third of a second for the other's last table, and both for the last
     game to end before the next step; the result is the same, whatever the order of the work.
-    Each game's figures are worked out after its rules, by its thread."""
+    A game's rules are shared by the thread that starts it and the next one free (`_GameWork`):
+    where a thread ended the last game alone, the other waited, idle, for up to half a second.
+    Each game's figures are worked out after its rules, by the same threads."""
     say = progress or (lambda _m: None)
     load = BundleLoad(path, say)
     by_game = _by_game(rules)
     need = {g: {t for r in game_rules for t in r.tables} for g, game_rules in by_game.items()}
     # Largest games first, so the threads finish together; the log's last, once every table is in.
     order = sorted((g for g in by_game if g != "log"), key=lambda g: -sum(load.size.get(t, 0) for t in need[g]))
-    started: dict[str, Future[_GameRun]] = {}
+    started: dict[str, list[Future[_GameRun]]] = {}
     with ThreadPoolExecutor(max_workers=max(workers, LOAD_THREADS)) as pool:
 
         def start_ready() -> None:
             for game in order:
                 if game not in started and load.ready(need[game]):
-                    started[game] = pool.submit(_run_game, load.bundle, ruleset, by_game[game], lang, say, True)
+                    started[game] = _start(pool, _GameWork(load.bundle, ruleset, by_game[game], lang, say, True))
 
         loading = {future: table for table, future in load.submit(pool, smallest_first=True).items()}
         start_ready()
@@ -480,8 +554,8 @@ def audit_bundle(
         bundle = load.finish()
         loaded, loaded_cpu = time.perf_counter(), time.process_time()
         if "log" in by_game:
-            started["log"] = pool.submit(_run_game, bundle, ruleset, by_game["log"], lang, say, True)
-        runs = {g: started[g].result() for g in by_game}
+            started["log"] = _start(pool, _GameWork(bundle, ruleset, by_game["log"], lang, say, True))
+        runs = {g: _ended(started[g]) for g in by_game}
     table_figures(bundle)  # any game's whose rules were not selected, then all put together
     result = _result(bundle, ruleset, runs)
     result.marks.update(loaded=loaded, games=time.perf_counter(), loaded_cpu=loaded_cpu, games_cpu=time.process_time())

@@ -142,3 +142,45 @@ def test_the_pipelined_audit_is_the_audit_of_the_loaded_bundle() -> None:
             assert piped.bundle.files == loaded.files and list(piped.bundle.frames) == list(loaded.frames)
             pd.testing.assert_frame_equal(piped.bundle.quarantine, loaded.quarantine)
             pd.testing.assert_frame_equal(table_figures(piped.bundle), table_figures(loaded))
+
+
+def test_a_game_shared_by_two_threads_finds_what_one_thread_finds() -> None:
+    """A game's rules taken by two threads at once (`_GameWork`, as a whole audit's threads share the
+    last game): every rule run once, the same findings, not-run reasons and figures as one thread."""
+    import threading
+    from pathlib import Path
+
+    from auditor.engine import _GameWork, _run_game
+    from auditor.figures import game_figures
+    from auditor.loading import load_bundle
+    from auditor.rules import select_rules
+    from auditor.ruleset import load_ruleset
+
+    path = Path(__file__).resolve().parent.parent / "samples" / "casino-month"
+    rules = [r for r in select_rules() if r.game == "chemin_de_fer"]
+    alone_bundle = load_bundle(path)
+    alone = _run_game(alone_bundle, load_ruleset(), rules, "en", lambda _m: None, figures=True)
+
+    bundle = load_bundle(path)
+    both_started = threading.Barrier(2, timeout=10)
+    first_rule: dict[str, str] = {}
+
+    def say(message: str) -> None:  # each thread waits, at its first rule, until the other has one too
+        name = threading.current_thread().name
+        if name not in first_rule:
+            first_rule[name] = message.split()[0]
+            both_started.wait()
+
+    work = _GameWork(bundle, load_ruleset(), rules, "en", say, figures=True)
+    threads = [threading.Thread(target=work.work, name=f"t{i}") for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    shared = work.out
+    assert len(first_rule) == 2 and len(set(first_rule.values())) == 2  # both took rules, not the same one
+    assert sorted(r.code for r in shared.run) == sorted(r.code for r in alone.run) == sorted({r.code for r in shared.run})
+    assert shared.not_run == alone.not_run and shared.errors == alone.errors == {}
+    pd.testing.assert_frame_equal(sorted_findings(shared.parts), sorted_findings(alone.parts))
+    assert work.ctx is None  # the prepared frames let go once the last rule ended
+    pd.testing.assert_frame_equal(game_figures(bundle, "chemin_de_fer"), game_figures(alone_bundle, "chemin_de_fer"))

@@ -26,6 +26,7 @@ from pandas.api.types import union_categoricals
 from auditor.frames import arrow, coded, isin, later_occurrences, positions
 from auditor.loading.coerce import as_text, coerce, finalize_dtypes
 from auditor.loading.readers import LineError, RawTable, UnreadableFile, read_raw
+from auditor.once import BuildLocks
 from auditor.schema import (
     ITEM_ROUNDS,
     NAMED_BY_OTHERS,
@@ -80,6 +81,7 @@ class Bundle:
     # them (`split_items`).
     unmatched: dict[str, pd.DataFrame] = field(default_factory=dict)
     _derived: dict[Hashable, object] = field(default_factory=dict, repr=False, compare=False)
+    _locks: BuildLocks = field(default_factory=BuildLocks, repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -87,10 +89,8 @@ class Bundle:
 
     def derived(self, key: Hashable, build: Callable[[], T]) -> T:
         """`build()`, computed once per bundle: what several rules or outputs read (the items' round
-        positions, the per-table figures)."""
-        if key not in self._derived:
-            self._derived[key] = build()
-        return self._derived[key]  # type: ignore[return-value]
+        positions, the per-table figures), by whichever thread asks first."""
+        return self._locks.build_once(self._derived, key, build)
 
     def parent_positions(self, child: str, key: str, parent: str) -> np.ndarray:
         """For each row of `child`, the row position in `parent` of the record its `key` names, -1

@@ -18,6 +18,7 @@ import pandas as pd
 
 from auditor.frames import is_arrow_text, iso_arrow, stable_sorted, text_array, text_series
 from auditor.loading import Bundle
+from auditor.once import BuildLocks
 from auditor.ruleset import Ruleset
 
 Severity = Literal["critical", "major", "minor"]
@@ -117,6 +118,7 @@ class Context:
         self.bundle = bundle
         self.ruleset = ruleset
         self._cache: dict[str, object] = {}
+        self._locks = BuildLocks()
 
     def has(self, table: str) -> bool:
         return table in self.bundle.frames
@@ -125,9 +127,9 @@ class Context:
         return self.bundle.frames[table]
 
     def prepared(self, key: str, build: Callable[[Context], object]) -> object:
-        if key not in self._cache:
-            self._cache[key] = build(self)
-        return self._cache[key]
+        """`build(self)`, built once and kept for the game's other rules, which may run in other
+        threads at the same time: a second thread asking for it while it is built waits for it."""
+        return self._locks.build_once(self._cache, key, lambda: build(self))
 
     def in_order(self, table: str, by: list[str]) -> pd.DataFrame:
         """The table's rows sorted by `by` (stable), each with `_row`, its position in the bundle's frame."""
