@@ -95,7 +95,7 @@ def audit(
     progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Progress on stderr (default: when stderr is a terminal).")] = None,
     by_partition: Annotated[bool, BY_PARTITION] = False,
     batch_rows: Annotated[int, BATCH_ROWS] = 2_000_000,
-    workers: Annotated[int, typer.Option(help="Games audited at once, in threads (1 uses the least memory).", min=1, max=8)] = DEFAULT_WORKERS,
+    workers: Annotated[int, typer.Option(help="Threads auditing the games, two games at once at most, or one game's rules shared (1: one game at a time, the least memory).", min=1, max=8)] = DEFAULT_WORKERS,
 ) -> None:
     """Audit a bundle: write violations.jsonl, summary.json and report.html; exit 1 on findings."""
     formats = _formats(format)
