@@ -184,3 +184,28 @@ def test_a_game_shared_by_two_threads_finds_what_one_thread_finds() -> None:
     pd.testing.assert_frame_equal(sorted_findings(shared.parts), sorted_findings(alone.parts))
     assert work.ctx is None  # the prepared frames let go once the last rule ended
     pd.testing.assert_frame_equal(game_figures(bundle, "chemin_de_fer"), game_figures(alone_bundle, "chemin_de_fer"))
+
+
+def test_a_rule_that_fails_is_reported_and_hides_no_other_finding() -> None:
+    """A rule raising in the middle of a game its two threads share: its error is recorded, it is
+    not counted as run, and every other rule's findings are those of the audit without it."""
+    import dataclasses
+    from pathlib import Path
+
+    from auditor.engine import audit_bundle
+    from auditor.rules import select_rules
+    from auditor.ruleset import load_ruleset
+
+    def broken(ctx: object) -> pd.DataFrame:
+        raise RuntimeError("a broken rule")
+
+    path = Path(__file__).resolve().parent.parent / "samples" / "casino-month"
+    rules = select_rules()
+    victim = next(r for r in rules if r.code == "CDF105")
+    with_broken = [dataclasses.replace(r, check=broken) if r is victim else r for r in rules]
+    failed = audit_bundle(path, load_ruleset(), with_broken, lang="en", workers=2)
+    whole = audit_bundle(path, load_ruleset(), [r for r in rules if r is not victim], lang="en", workers=2)
+    assert failed.errors == {"CDF105": "RuntimeError: a broken rule"}
+    assert "CDF105" not in {r.code for r in failed.rules_run}
+    assert [r.code for r in failed.rules_run] == [r.code for r in whole.rules_run]
+    pd.testing.assert_frame_equal(failed.findings, whole.findings)
