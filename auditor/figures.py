@@ -14,24 +14,20 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from auditor.frames import sums_by
 from auditor.loading import Bundle
 
 FIGURE_COLUMNS = ["table_id", "game", "rounds", "staked_cents", "paid_cents", "cagnotte_cents", "house_result_cents"]
 
 
-# Below this bound every partial sum of float64 weights is an exact integer (2**53).
-_EXACT_FLOAT = float(2**53)
-
-
 def _sum_by(codes: np.ndarray, cents: np.ndarray, n: int) -> np.ndarray:
-    """Integer sums of `cents` per table code: money is summed exactly, never rounded. bincount adds
-    in float64, which is exact while no sum can pass 2**53 cents; larger amounts (hostile or not)
-    are summed as integers."""
+    """Integer sums of `cents` per table code: money is summed exactly, never rounded nor wrapped:
+    as int64 (`frames.sums_by`) while no sum can pass it, else as Python integers (hostile amounts)."""
     if not len(cents):
         return np.zeros(n, dtype=np.int64)
-    largest = max(abs(float(cents.min())), abs(float(cents.max())))
-    if largest * len(cents) < _EXACT_FLOAT:
-        return np.rint(np.bincount(codes, weights=cents, minlength=n)).astype(np.int64)
+    largest = max(abs(int(cents.min())), abs(int(cents.max())))
+    if largest * len(cents) < 2**63:
+        return sums_by(codes, cents, n)
     exact = pd.Series(cents.astype(object)).groupby(codes).sum()  # Python integers: no wrap-around
     return exact.reindex(range(n), fill_value=0).to_numpy(dtype=object)
 

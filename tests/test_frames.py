@@ -11,7 +11,7 @@ import pytest
 
 from auditor.frames import (
     _search_index, _sortable, among, arrow, as_categories, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key,
-    later_occurrences, named, order_by, positions, reduce_by, repeated_ids, row_any, row_sums, rows_holding, run_starts, stable_sorted, unique_inverse,
+    later_occurrences, named, order_by, positions, reduce_by, repeated_ids, row_any, row_sums, rows_holding, run_starts, stable_sorted, sums_by, unique_inverse,
 )
 
 
@@ -696,3 +696,20 @@ def test_rows_holding_are_the_rows_isin_finds(order: str) -> None:
     expected = np.flatnonzero(values.isin(wanted).to_numpy())
     assert rows_holding(values, wanted).tolist() == expected.tolist()
     assert rows_holding(values, []).tolist() == [] and rows_holding(values.iloc[:0], wanted).tolist() == []
+
+
+def _wrapped(total: int) -> int:
+    """A Python integer as int64 arithmetic leaves it (modulo 2**64, signed)."""
+    return (total + 2**63) % 2**64 - 2**63
+
+
+def test_sums_by_code_are_int64_sums_whatever_the_amounts() -> None:
+    rng = np.random.default_rng(11)
+    codes = rng.integers(0, 7, 400)
+    for values in (rng.integers(-10**6, 10**6, 400),  # a casino's amounts: bincount's floats, exact
+                   rng.integers(-(2**62), 2**62, 400),  # past 2**53: no float holds them
+                   np.array([2**53 + 1] * 400)):  # one odd integer past 2**53, which rounds in a float
+        expected = [_wrapped(sum(int(v) for v, c in zip(values, codes, strict=True) if c == k)) for k in range(8)]
+        got = sums_by(codes, values, 8)
+        assert got.dtype == np.int64 and got.tolist() == expected
+    assert sums_by(codes[:0], np.zeros(0, dtype=np.int64), 3).tolist() == [0, 0, 0]

@@ -391,3 +391,16 @@ def test_cdf134_third_card_face_up(tmp_path: Path) -> None:
     coups = [coup("C1", player_cards="TS 4H KD", third_face_up=True), coup("C2", player_cards="TS 4H KD", third_face_up=False),
              coup("C3", player_cards="TS 4H KD", third_face_up=None), coup("C4", third_face_up=False)]
     assert found(audit(tmp_path, cdf(coups), "CDF134")) == [("C2", None)]
+
+
+def test_cdf110_stake_sums_are_exact_past_the_floats_integers(tmp_path: Path) -> None:
+    """Parquet holds any int64: a result of 2**53 + 1 cents is no integer a float64 holds, and the
+    stakes' sum must still equal it exactly (no finding), or differ from it by one cent (a finding)."""
+    big = 2**53 + 1
+    ok, s1 = won("C1", stake=big, bank_cents=big)
+    ok["cagnotte_cents"], ok["bank_after_cents"] = 0, 2 * big
+    off, s2 = won("C2", stake=big, bank_cents=big, bank_event="rotation", banker_id="B2")
+    off["cagnotte_cents"], off["bank_after_cents"] = 0, 2 * big
+    s2[0]["result_cents"] = -(big + 1)  # a cent more than the banker took
+    f = audit(tmp_path, cdf([ok, off], s1 + s2), "CDF110", fmt="parquet")
+    assert found(f) == [("C2", None)]

@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.frames import among, arrow, as_categories, coded, differs_from_previous, fixed_width_bytes, join_on_key, row_sums, stable_sorted
+from auditor.frames import among, arrow, as_categories, coded, differs_from_previous, fixed_width_bytes, join_on_key, row_sums, stable_sorted, sums_by
 from auditor.rules.base import Context
 from auditor.schema import REPLAY_ORDER
 
@@ -134,11 +134,11 @@ def _stake_aggregates(stakes: pd.DataFrame, at: np.ndarray, n: int) -> dict[str,
     kind = stakes["kind"][mine]
     punt_side = among(kind, PUNT_SIDE)
     abon = (kind == "abonament").to_numpy(dtype=bool)
-    res = stakes["result_cents"][mine].astype("float64").fillna(0).to_numpy()
-    amount = stakes["amount_cents"][mine].to_numpy(dtype="float64")
+    res = stakes["result_cents"][mine].fillna(0).to_numpy(dtype=np.int64)
+    amount = stakes["amount_cents"][mine].to_numpy(dtype=np.int64)
 
-    def total(weights: np.ndarray) -> np.ndarray:
-        return np.rint(np.bincount(at, weights=weights, minlength=n)).astype(np.int64)
+    def total(weights: np.ndarray) -> np.ndarray:  # exact: compared with the coup's own integers
+        return sums_by(at, weights, n)
 
     return {
         "stake_result_sum": total(res),
