@@ -404,3 +404,12 @@ def test_cdf110_stake_sums_are_exact_past_the_floats_integers(tmp_path: Path) ->
     s2[0]["result_cents"] = -(big + 1)  # a cent more than the banker took
     f = audit(tmp_path, cdf([ok, off], s1 + s2), "CDF110", fmt="parquet")
     assert found(f) == [("C2", None)]
+
+
+def test_cdf133_stakes_a_cent_apart_past_the_floats_integers(tmp_path: Path) -> None:
+    """Totals of 2**53 + 1 and 2**53 cents are one cent apart, which no float64 tells: the punt with
+    the lower one does not hold the highest stake."""
+    big = 2**53
+    stakes = [stake_row("S1", "C1", player="P2", seat=2, amount=big + 1), stake_row("S2", "C1", player="P3", seat=3, amount=big)]
+    f = audit(tmp_path, cdf([coup("C1", player_id="P3")], stakes), "CDF133", fmt="parquet")
+    assert found(f) == [("C1", None)] and list(f["expected"]) == ["P2"]

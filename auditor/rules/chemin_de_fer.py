@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from auditor.frames import among, arrow, cumsum_in_runs, differs_from_previous, equal, in_sorted, reduce_by, row_any, row_sums, run_starts, unique_inverse
+from auditor.frames import among, arrow, cumsum_in_runs, differs_from_previous, equal, in_sorted, reduce_by, row_any, row_sums, run_starts, sums_by, unique_inverse
 from auditor.rules import cdf_replay as cdf
 from auditor.rules.base import Context, Offending, at_least, hits, no_hits, rule
 
@@ -695,16 +695,17 @@ def cards_to_highest_stake(ctx: Context) -> pd.DataFrame:
     code, players = cdf.stake_players(ctx)
     n_players = len(players) + 1
     pairs, group = unique_inverse(s["coup_pos"].to_numpy()[seated] * n_players + code[seated])
-    totals = np.bincount(group, weights=s["amount_cents"].to_numpy(dtype="float64")[seated], minlength=len(pairs))
+    # Exact sums (amounts are never negative: -1 is "no seated stake"), compared with each other.
+    totals = sums_by(group, s["amount_cents"].to_numpy(dtype=np.int64)[seated], len(pairs))
     pair_coup = pairs // n_players
-    top = reduce_by(np.maximum, totals, pair_coup, len(c), -np.inf)  # each coup's highest total
+    top = reduce_by(np.maximum, totals, pair_coup, len(c), -1)  # each coup's highest total
     # What the punt staked, where a pair is the punt's own (at most one a coup): the punt holds the
     # cards rightly when that is the coup's highest.
     punt_code = pc.fill_null(pc.index_in(arrow(c["player_id"]), value_set=players), n_players - 1).to_numpy(zero_copy_only=False)
     punts = np.flatnonzero(pairs % n_players == punt_code[pair_coup])
-    punt_total = np.full(len(c), -np.inf)
+    punt_total = np.full(len(c), -1, dtype=np.int64)
     punt_total[pair_coup[punts]] = totals[punts]
-    judged = (c["any_banc"] == 0).to_numpy() & np.isfinite(top)
+    judged = (c["any_banc"] == 0).to_numpy() & (top >= 0)
     bad = judged & (punt_total != top)
 
     def expected(f: Offending) -> pd.Series:
