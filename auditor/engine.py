@@ -350,18 +350,23 @@ class _GameWork:
     def __init__(self, bundle: Bundle, ruleset: Ruleset, rules: list[Rule], lang: str, say: Callable[[str], None], figures: bool = False) -> None:
         self.bundle, self.lang, self.say = bundle, lang, say
         self.ctx: Context | None = Context(bundle, ruleset)
-        self.todo: deque[Rule | None] = deque(rules)  # None: the game's figures, after its rules
-        if figures and rules and rules[0].game in GAME_FIGURES:
-            self.todo.append(None)
+        self.todo: deque[Rule] = deque(rules)
         self.game = rules[0].game if rules else ""
+        self.figures = figures and self.game in GAME_FIGURES  # still to be worked out, after the rules
         self.out = _GameRun()
         self.lock = threading.Lock()
         self.working = 0  # threads in `work`
         self.ended = False
 
-    def _next(self) -> tuple[bool, Rule | None]:
+    def _next(self) -> Rule | None:
         with self.lock:
-            return (True, self.todo.popleft()) if self.todo else (False, None)
+            return self.todo.popleft() if self.todo else None
+
+    def _take_figures(self) -> bool:
+        """Whether this thread works out the game's figures: the first to find no rule left."""
+        with self.lock:
+            take, self.figures = self.figures, False
+            return take
 
     def work(self) -> _GameRun:
         """Take the game's next rule until none is left; the last thread out lets the context go."""
@@ -370,19 +375,7 @@ class _GameWork:
         waiting: list[tuple[Rule, pd.DataFrame]] = []  # this thread's hits not yet findings
         waiting_rows = 0
         try:
-            while True:
-                more, rule = self._next()
-                if not more:
-                    break
-                if rule is None:  # the last of the game's work: its hits and prepared frames let go first
-                    if waiting:
-                        self._add(findings_of(waiting, self.lang))
-                        waiting, waiting_rows = [], 0
-                    with self.lock:
-                        if self.working == 1:  # and no rule of it running in another thread
-                            self.ctx = None
-                    game_figures(self.bundle, self.game)
-                    continue
+            while (rule := self._next()) is not None:
                 hits = self._check(rule)
                 # Hits become findings a few rules' at a time (`findings_of`), and many hits at
                 # once, alone (laid end to end with others they would be copied): before the next
@@ -400,6 +393,12 @@ class _GameWork:
                 del hits
             if waiting:
                 self._add(findings_of(waiting, self.lang))
+            del waiting
+            if self._take_figures():  # the last of the game's work: its hits and prepared frames let go first
+                with self.lock:
+                    if self.working == 1:  # and no rule of it running in another thread
+                        self.ctx = None
+                game_figures(self.bundle, self.game)
         finally:
             with self.lock:
                 self.working -= 1
