@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from auditor.frames import sums_by
+from auditor.frames import largest_magnitude, sums_by
 from auditor.loading import Bundle
 
 FIGURE_COLUMNS = ["table_id", "game", "rounds", "staked_cents", "paid_cents", "cagnotte_cents", "house_result_cents"]
@@ -25,9 +25,9 @@ def _sum_by(codes: np.ndarray, cents: np.ndarray, n: int) -> np.ndarray:
     as int64 (`frames.sums_by`) while no sum can pass it, else as Python integers (hostile amounts)."""
     if not len(cents):
         return np.zeros(n, dtype=np.int64)
-    largest = max(abs(int(cents.min())), abs(int(cents.max())))
+    largest = largest_magnitude(cents)
     if largest * len(cents) < 2**63:
-        return sums_by(codes, cents, n)
+        return sums_by(codes, cents, n, largest)
     exact = pd.Series(cents.astype(object)).groupby(codes).sum()  # Python integers: no wrap-around
     return exact.reindex(range(n), fill_value=0).to_numpy(dtype=object)
 
