@@ -23,7 +23,7 @@ from auditor.figures import GAME_FIGURES, game_figures, table_figures
 from auditor.i18n import label
 from auditor.loading import Bundle
 from auditor.loading.bundle import LOAD_THREADS, BundleLoad
-from auditor.memory import release_between_games, release_unused_memory
+from auditor.memory import release_before_outputs, release_between_games
 from auditor.rules import Rule
 from auditor.rules.base import HIT_COLUMNS, Context
 from auditor.ruleset import Ruleset
@@ -497,8 +497,8 @@ def _by_game(rules: list[Rule]) -> dict[str, list[Rule]]:
 
 def _result(bundle: Bundle, ruleset: Ruleset, runs: dict[str, _GameRun]) -> AuditResult:
     """The audit's result from its games' runs: their findings in the spec's order."""
-    release_unused_memory()  # what the games freed, before the findings are sorted and written
     parts = [p for r in runs.values() for p in r.parts]
+    release_before_outputs(sum(len(p) for p in parts))
     for r in runs.values():
         r.parts.clear()
     findings = sorted_findings(parts)  # consumes the parts

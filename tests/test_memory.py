@@ -122,6 +122,22 @@ def test_between_games_memory_is_handed_back_unless_kept(monkeypatch: pytest.Mon
     assert calls == ["released"]
 
 
+def test_memory_is_handed_back_before_the_outputs_when_findings_are_many_or_memory_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A whole audit keeps what its games freed for outputs of few findings, which reuse it; many
+    findings (their sort and lines need memory of their own), or an audit that does not keep freed
+    memory (by partition), hand it back first."""
+    calls: list[int] = []
+    monkeypatch.setattr(memory, "release_unused_memory", lambda: calls.append(1))
+    monkeypatch.setattr(memory, "_keeping", True)
+    memory.release_before_outputs(memory.MANY_FINDINGS - 1)
+    assert calls == []
+    memory.release_before_outputs(memory.MANY_FINDINGS)
+    assert calls == [1]
+    monkeypatch.setattr(memory, "_keeping", False)
+    memory.release_before_outputs(0)
+    assert calls == [1, 1]
+
+
 _HUGE_PAGES = """
 import json
 from pathlib import Path
