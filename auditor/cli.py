@@ -19,7 +19,7 @@ from auditor.loading.bundle import manifest_notes, some_of
 from auditor.memory import keep_freed_memory
 from auditor.progress import Progress
 from auditor.report.outputs import build_summary, failing
-from auditor.report.write import write_outputs
+from auditor.report.write import prepare_outputs, write_outputs
 from auditor.report.text import visible
 from auditor.rules import REGISTRY, Rule, UnknownRule, get_rule, select_rules
 from auditor.ruleset import DEFAULT_RULESET, Ruleset, RulesetError, load_ruleset
@@ -107,6 +107,7 @@ def audit(
     except (UnknownRule, RulesetError) as exc:
         raise fail(str(exc)) from None
     tick = Progress(progress)
+    prepared = prepare_outputs(set(formats))
     result, figures, period = _run(bundle, rs, rules, lang, tick, by_partition, batch_rows, workers)
     loaded = result.bundle
     target = out or Path("reports") / loaded.name
@@ -116,6 +117,7 @@ def audit(
         raise fail(f"cannot write to {target}: {exc}") from None
     tick("writing outputs")
     summary = build_summary(result, fail_on, figures, period)
+    prepared.join()
     write_outputs(result, summary, target, set(formats), lang)
     tick.done()
     n_fail = failing(result.findings, fail_on)

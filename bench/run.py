@@ -179,7 +179,7 @@ def child(bundle: Path, out: Path, workers: int | None) -> None:
     from auditor.engine import DEFAULT_WORKERS, audit_bundle, run_audit
     from auditor.loading import load_bundle
     from auditor.report.outputs import build_summary
-    from auditor.report.write import write_outputs
+    from auditor.report.write import prepare_outputs, write_outputs
     from auditor.rules import select_rules
     from auditor.ruleset import load_ruleset
 
@@ -187,6 +187,7 @@ def child(bundle: Path, out: Path, workers: int | None) -> None:
     keep_freed_memory()  # as the CLI does for a whole audit
     t, cpu = {}, {}  # wall clock and CPU seconds (every thread's) of each phase
     started, cpu_started = time.perf_counter(), time.process_time()
+    prepared = prepare_outputs({"html", "jsonl"})  # as the CLI does, beside the audit
     workers = workers or DEFAULT_WORKERS  # as the CLI
     if workers == 1:
         loaded = load_bundle(bundle)
@@ -206,6 +207,7 @@ def child(bundle: Path, out: Path, workers: int | None) -> None:
     mark, cpu_mark = time.perf_counter(), time.process_time()
     out.mkdir(parents=True, exist_ok=True)
     summary = build_summary(result, "major")
+    prepared.join()
     write_outputs(result, summary, out, {"html", "jsonl"}, "ca")  # as the CLI's default formats
     t["outputs"], cpu["outputs"] = time.perf_counter() - mark, time.process_time() - cpu_mark
     t["total"], cpu["total"] = time.perf_counter() - started, time.process_time() - cpu_started

@@ -193,3 +193,24 @@ def test_the_per_day_chart_counts_findings_at_whole_and_fractional_seconds(tmp_p
     assert list(result.findings["ts"]) == ["2026-03-02T20:00:00+00:00", "2026-03-02T23:30:00.250000+00:00"]
     context = build_context(result, build_summary(result, "major"), "en")
     assert {bar["label"]: bar["value"] for bar in context["per_day"]} == {"2026-03-02": 1, "2026-03-03": 1}
+
+
+def test_the_report_prepared_beside_the_audit_is_the_one_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The template compiled ahead, beside the audit, is the one the report is rendered with; an
+    error while preparing stays in its thread, silent, for the outputs to meet and report."""
+    from auditor.report import html
+    from auditor.report.write import prepare_outputs
+
+    html.template.cache_clear()
+    prepare_outputs({"html", "jsonl"}).join()
+    assert html.template.cache_info().currsize == 1
+    hits = html.template.cache_info().hits
+    samples = Path(__file__).resolve().parent.parent / "samples"
+    assert runner.invoke(app, ["audit", str(samples / "dice-broken"), "--out", str(tmp_path / "o")]).exit_code == 1
+    assert html.template.cache_info().hits > hits and html.template.cache_info().currsize == 1
+
+    raised: list[object] = []
+    monkeypatch.setattr("threading.excepthook", raised.append)
+    monkeypatch.setattr(html, "prepare", lambda: 1 / 0)
+    prepare_outputs({"html"}).join()
+    assert raised == []

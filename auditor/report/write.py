@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from auditor.engine import AuditResult
@@ -26,3 +27,26 @@ def write_outputs(result: AuditResult, summary: dict[str, object], target: Path,
             from auditor.report.html import write_html
 
             write_html(result, summary, target / "report.html", lang)
+
+
+def prepare_outputs(formats: set[str]) -> threading.Thread:
+    """Import and compile what the outputs of `formats` need whatever the audit finds (the report's
+    modules, its template, the articles the rules cite: 0.12 s), in a thread started beside the
+    audit, where the load leaves the interpreter mostly free, rather than on the audit's one busy
+    thread at its end. Join it before `write_outputs`. An error here is left for the outputs to meet
+    and report themselves."""
+
+    def prepare() -> None:
+        try:
+            if "junit" in formats:
+                import auditor.report.junit  # noqa: F401
+            if "html" in formats:
+                from auditor.report.html import prepare as prepare_report
+
+                prepare_report()
+        except Exception:  # noqa: BLE001, S110 - write_outputs meets the same error where it is reported
+            pass
+
+    thread = threading.Thread(target=prepare, name="prepare-outputs", daemon=True)
+    thread.start()
+    return thread
