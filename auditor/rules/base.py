@@ -193,7 +193,10 @@ class Offending:
 
     def __getitem__(self, name: str) -> pd.Series:
         if name not in self._taken:
-            self._taken[name] = self.frame[name].iloc[self.positions]
+            # `.iloc[positions]`, but the rows' index is taken once for every column, not again for
+            # each (a rule's findings take some six columns: 60-100 µs a column less).
+            column = self.frame[name]
+            self._taken[name] = pd.Series(column.array.take(self.positions), index=self.index, name=column.name, copy=False)
         return self._taken[name]
 
     def of(self, values: pd.Series) -> pd.Series:
