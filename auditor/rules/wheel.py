@@ -136,7 +136,12 @@ def wheel_layout(ctx: Context) -> pd.DataFrame:
     bad = (bad_counts | bad_slots.reindex(counts.index, fill_value=True))
     if not bad.any():
         return no_hits()
-    observed = counts.apply(lambda r: " ".join(f"{k}×{int(v)}" for k, v in r.items()), axis=1) + slots["size"].map(lambda n: f" ({n} rows)")
+    # The counts as text for the tables reported alone, a symbol at a time (row by row, 675 layouts: 20 ms).
+    shown = counts[bad.to_numpy()]
+    observed = pd.Series("", index=shown.index, dtype=object)
+    for i, symbol in enumerate(shown.columns):
+        observed = observed + ("" if i == 0 else " ") + f"{symbol}×" + shown[symbol].astype(str)
+    observed = observed + " (" + slots["size"].reindex(shown.index).astype(str) + " rows)"
     expected = " ".join(f"{k}×{v}" for k, v in want.items()) + " (54 rows)"
     first = lay.drop_duplicates("table_id").set_index("table_id")
     sel = first.loc[bad[bad].index].reset_index()
