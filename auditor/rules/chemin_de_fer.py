@@ -10,6 +10,7 @@ from fractions import Fraction
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.frames import among, arrow, cumsum_in_runs, differs_from_previous, equal, in_sorted, reduce_by, row_any, row_sums, run_starts, sums_by, unique_inverse
@@ -714,8 +715,9 @@ def cards_to_highest_stake(ctx: Context) -> pd.DataFrame:
         lo, hi = np.searchsorted(pair_coup, rows, "left"), np.searchsorted(pair_coup, rows, "right")
         mine = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)]) if len(rows) else np.zeros(0, dtype=np.int64)
         mine = pairs[mine[totals[mine] == top[pair_coup[mine]]]]
-        names = np.asarray(players.to_pylist(), dtype=object)
-        by_coup = pd.Series(names[mine % n_players], index=mine // n_players).groupby(level=0).agg(lambda p: "|".join(sorted(map(str, p))))
+        # The leaders' names alone: the stakes' players are tens of thousands.
+        names = np.asarray(players.take(pa.array(mine % n_players)).to_pylist(), dtype=object)
+        by_coup = pd.Series(names, index=mine // n_players).groupby(level=0).agg(lambda p: "|".join(sorted(map(str, p))))
         return pd.Series(by_coup.reindex(rows).to_numpy(), index=f.index, dtype=object)
 
     return hits(c, bad, round_col="coup_id", expected=expected, observed=lambda f: f["player_id"].astype(object))
