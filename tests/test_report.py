@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -214,3 +215,42 @@ def test_the_report_prepared_beside_the_audit_is_the_one_written(tmp_path: Path,
     monkeypatch.setattr(html, "prepare", lambda: 1 / 0)
     prepare_outputs({"html"}).join()
     assert raised == []
+
+
+def test_the_evidence_looked_up_ahead_is_the_evidence_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rows the report shows as evidence, looked up beside the other outputs (`Evidence`, as
+    `write_outputs` does), give the report that looking them up in place gives; and a lookup that
+    fails makes the report fail where it is written, not vanish in its thread."""
+    from auditor.engine import run_audit
+    from auditor.loading import load_bundle
+    from auditor.report import html
+    from auditor.report.outputs import build_summary
+    from auditor.report.write import write_outputs
+    from auditor.rules import select_rules
+    from auditor.ruleset import load_ruleset
+
+    samples = Path(__file__).resolve().parent.parent / "samples"
+    result = run_audit(load_bundle(samples / "casino-month"), load_ruleset(), select_rules(), lang="en")
+    summary = build_summary(result, "major")
+    ahead = html.Evidence(result, per_rule=3)
+    assert len(ahead.shown) and ahead.shown.groupby("rule").size().max() == 3
+    def undated(report: str) -> str:  # the minute the report was made aside
+        return re.sub(r"<dd>\d{4}-\d\d-\d\d \d\d:\d\d UTC · ", "<dd>", report)
+
+    in_place = undated(html.render(result, summary, "en", per_rule=3))
+    assert "<li><span>punt</span>" in in_place and "<li><span>stake</span>" in in_place  # a coup's hands, a stake
+    assert undated(html.render(result, summary, "en", evidence=ahead)) == in_place
+    assert undated(html.render(result, summary, "en", per_rule=4)) != in_place  # the comparison can fail
+
+    (tmp_path / "o").mkdir()
+    write_outputs(result, summary, tmp_path / "o", {"html", "jsonl"}, "en")
+    assert (tmp_path / "o" / "report.html").read_text(encoding="utf-8").count("</html>") == 1
+
+    def lost(*_args: object) -> dict[str, dict[str, object]]:
+        raise OSError("lookup failed")
+
+    monkeypatch.setattr(html, "_lookup", lost)
+    (tmp_path / "p").mkdir()
+    with pytest.raises(OSError, match="lookup failed"):
+        write_outputs(result, summary, tmp_path / "p", {"html", "jsonl"}, "en")
+    assert (tmp_path / "p" / "violations.jsonl").exists() and not (tmp_path / "p" / "report.html").exists()

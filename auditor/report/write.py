@@ -12,10 +12,17 @@ from auditor.report.outputs import write_summary, write_violations
 
 def write_outputs(result: AuditResult, summary: dict[str, object], target: Path, formats: set[str], lang: str) -> None:
     """summary.json, then violations.jsonl, junit.xml and report.html as `formats` asks, one after
-    another, the cycle collector paused (`collector_paused`). (The report rendered in a thread beside
-    the others was measured no faster: building the JSON lines holds the interpreter's lock for much
-    of its time, and the two contended.)"""
+    another, the cycle collector paused (`collector_paused`); the rows the report shows as evidence
+    are looked up first, in threads beside the others (`html.Evidence`: searches of whole tables in
+    Arrow and numpy, which let go of the interpreter's lock). (The report rendered in a thread
+    beside the others was measured no faster: building the JSON lines holds the interpreter's lock
+    for much of its time, and the two contended.)"""
     with collector_paused():
+        evidence = None
+        if "html" in formats:
+            from auditor.report.html import Evidence
+
+            evidence = Evidence(result)  # its lookups run beside the outputs written before the report
         write_summary(summary, target / "summary.json")
         if "jsonl" in formats:
             write_violations(result.findings, target / "violations.jsonl")
@@ -23,10 +30,10 @@ def write_outputs(result: AuditResult, summary: dict[str, object], target: Path,
             from auditor.report.junit import write_junit
 
             write_junit(result, target / "junit.xml")
-        if "html" in formats:
+        if evidence is not None:
             from auditor.report.html import write_html
 
-            write_html(result, summary, target / "report.html", lang)
+            write_html(result, summary, target / "report.html", lang, evidence=evidence)
 
 
 def prepare_outputs(formats: set[str]) -> threading.Thread:
