@@ -121,7 +121,7 @@ class Evidence:
     Arrow and numpy, which let go of the interpreter's lock, so that the lookups (the month's
     report: 0.10 s) run beside whatever the caller does next, violations.jsonl above all, which
     holds it. `write.write_outputs` starts them before the other outputs (the benchmark's month,
-    three sets of twenty alternating runs: outputs' median 0.57 -> 0.50-0.53 s); `found` waits."""
+    four sets of twenty alternating runs: outputs' median 0.53-0.57 -> 0.49-0.53 s); `found` waits."""
 
     def __init__(self, result: AuditResult, per_rule: int = PER_RULE) -> None:
         self.per_rule = per_rule
