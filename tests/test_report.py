@@ -234,6 +234,7 @@ def test_the_evidence_looked_up_ahead_is_the_evidence_shown(tmp_path: Path, monk
     summary = build_summary(result, "major")
     ahead = html.Evidence(result, per_rule=3)
     assert len(ahead.shown) and ahead.shown.groupby("rule").size().max() == 3
+
     def undated(report: str) -> str:  # the minute the report was made aside
         return re.sub(r"<dd>\d{4}-\d\d-\d\d \d\d:\d\d UTC · ", "<dd>", report)
 

@@ -146,6 +146,8 @@ class Evidence:
 def _evidence(evidence: Evidence) -> list[list[tuple[str, str]]]:
     """(label, value) pairs per shown finding: the round's cards or dice, the stakes and payouts."""
     shown = evidence.shown
+    if not len(shown):
+        return []  # nothing shown: no lookup was started
     coups, spins, throws, tours, stakes, wbets, dbets = evidence.found()
     # Hand totals of every coup shown, parsed at once.
     hands = pd.Series([c[col] for c in coups.values() for col in ("player_cards", "banker_cards")], dtype=object)
@@ -208,7 +210,7 @@ def build_context(result: AuditResult, summary: dict[str, object], lang: str, pe
     shown = evidence.shown
     # Each shown finding put with its rule's in one pass, not a pandas filter and to_dict a rule.
     listed: dict[tuple[str, str], list[dict[str, object]]] = {}  # (game, rule): its findings shown
-    for record, ev in zip(_records(shown), _evidence(evidence) if len(shown) else [], strict=True):
+    for record, ev in zip(_records(shown), _evidence(evidence), strict=True):
         record["evidence"] = ev
         listed.setdefault((str(record["game"]), str(record["rule"])), []).append(record)
     totals: dict[str, int] = summary["findings"]["by_rule"]  # type: ignore[index]  # counted once, by the summary
