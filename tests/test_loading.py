@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from auditor.ruleset import load_ruleset
 from auditor.schema import TABLES
 
 CDF_COUPS = TABLES["cdf_coups"]
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 HEADER = "coup_id,table_id,shoe_id,coup_no,ts,players_seated,banker_id,banker_seat,bank_event,bank_cents,mode,player_id,player_cards,banker_cards,third_face_up,outcome,banker_result_cents,cagnotte_cents,garage_cents,garage_kind,bank_after_cents,stop_card,status"
 GOOD = "C{n},T1,S1,{n},2026-03-01T21:0{n}:05+01:00,5,B1,1,initial,10000,rules,P2,9S 8H,TC 7D,,tie,0,0,0,,10000,false,settled"
@@ -719,3 +721,35 @@ def test_times_out_of_range_are_those_pandas_compares_beyond_the_bounds(unit: st
     expected = ((values < lo) | (values > hi)).fillna(False).astype(bool)
     assert _out_of_range(values).tolist() == expected.tolist() and expected.sum() >= 2
 
+
+
+def _without_column(path: Path, column: str) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    at = lines[0].split(",").index(column)
+    path.write_text("\n".join(",".join(c for i, c in enumerate(line.split(",")) if i != at) for line in lines) + "\n", encoding="utf-8")
+
+
+def test_a_column_required_for_settled_rows_left_out_quarantines_them_as_empty_cells_would(tmp_path: Path) -> None:
+    # Left out of the file, `outcome` is missing from every row: the settled coups cannot be judged
+    # (as with the cell empty), the void coup, which needs none, is audited. Once, a rule met the
+    # settled rows without it and stopped the audit (exit 2).
+    _bundle(tmp_path, [GOOD.format(n=1), GOOD.format(n=2).replace(",settled", ",void"), GOOD.format(n=3)])
+    _without_column(tmp_path / "cdf_coups.csv", "outcome")
+    bundle = load_bundle(tmp_path)
+    assert _reasons(bundle) == {1: "outcome: required value missing", 3: "outcome: required value missing"}
+    assert list(bundle.frames["cdf_coups"]["coup_id"]) == ["C2"]
+    f = next(x for x in bundle.files if x.name == "cdf_coups.csv")
+    assert (f.rows_read, f.rows_audited, f.rows_quarantined, f.error) == (3, 1, 2, None)
+
+
+def test_an_audit_of_throws_without_their_result_column_runs_to_its_end(tmp_path: Path) -> None:
+    bundle = tmp_path / "b"
+    shutil.copytree(SAMPLES / "dice-clean", bundle)
+    (bundle / "manifest.json").unlink()
+    _without_column(bundle / "dice_throws.csv", "result")
+    result = CliRunner().invoke(app, ["audit", str(bundle), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 1, result.output
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text(encoding="utf-8"))
+    throws = next(f for f in summary["files"] if f["name"] == "dice_throws.csv")
+    assert throws["rows_quarantined"] > 0 and throws["rows_read"] == throws["rows_audited"] + throws["rows_quarantined"]
+    assert set(summary["findings"]["by_rule"]) == {"LOG001"}

@@ -281,6 +281,14 @@ def coerce(table: Table, raw: pd.DataFrame) -> tuple[pd.DataFrame, list[CellErro
     for column in table.columns:
         if column.name not in raw.columns:
             out[column.name] = _null_frame(column, len(raw), raw.index)
+            # A column required for settled rows, left out of the file, is missing from every one of
+            # them, as if each cell were empty (as it is for a file of a partition without it).
+            if column.req == "settled" and status is not None:
+                if settled is None:
+                    settled = status.eq("settled").fillna(False).astype(bool)
+                if settled.any():
+                    rows = np.flatnonzero(settled.to_numpy())
+                    errors.append(CellErrors(rows, column.name, "required value missing", pd.Series(None, index=raw.index[rows], dtype=object)))
             continue
         cells = raw[column.name]
         values, bad, reason = parse_column(cells, column)

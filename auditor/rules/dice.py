@@ -98,7 +98,8 @@ def throw_result(ctx: Context) -> pd.DataFrame:
     """
     t = _throws(ctx)
     bad = t["settled"] & ~equal(t["result"], t["true_result"])
-    observed = lambda f: f["result"].astype(object) + " (" + f["die1"].astype(str) + "+" + f["die2"].astype(str) + "+" + f["die3"].astype(str) + ")"  # noqa: E731
+    # A result left empty reads "null": text joined with a missing value would stop the rule.
+    observed = lambda f: f["result"].astype(str).fillna("null") + " (" + f["die1"].astype(str) + "+" + f["die2"].astype(str) + "+" + f["die3"].astype(str) + ")"  # noqa: E731
     return hits(t, bad, round_col="throw_id", expected=t["true_result"], observed=observed)
 
 
