@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import calendar
 import csv
+import json
 import itertools
 from collections import Counter, defaultdict
 from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
+from typing import Callable
 
 Row = dict[str, str | None]
 Key = tuple[str, str, str | None]
@@ -42,6 +44,20 @@ def b(v: str | None) -> bool | None:
 
 def i(v: str | None) -> int | None:
     return None if v is None else int(v)
+
+
+LEFT_OUT = "left_out.json"  # beside the rows a quarantine kept: the rounds whose items were not all kept
+
+
+def complete_rounds(bundle: Path, round_table: str, items: dict[str | None, list[Row]]) -> Callable[[str | None], bool]:
+    """Whether a round's items were all kept (`quarantine` writes which were not): the rules that sum
+    or count a round's items judge only those. A round named by an item left out, or whose own id
+    was repeated, is not; where an item left out named no round, neither is a round with no item kept."""
+    path = bundle / LEFT_OUT
+    noted = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    named = set(noted.get("rounds", {}).get(round_table, []))
+    untold = round_table in noted.get("untold", [])
+    return lambda rid: rid not in named and not (untold and not items.get(rid))
 
 
 def wheel_and_dice(bundle: Path) -> set[Key]:
@@ -116,6 +132,7 @@ def wheel_and_dice(bundle: Path) -> set[Key]:
     dbets = defaultdict(list)
     for x in rows(bundle / "dice_bets.csv"):
         dbets[x["throw_id"]].append(x)
+    all_bets_of = complete_rounds(bundle, "dice_throws", dbets)
     per_table = defaultdict(list)
     for t in throws.values():
         per_table[t["table_id"]].append(t)
@@ -188,7 +205,7 @@ def wheel_and_dice(bundle: Path) -> set[Key]:
         if collects and pays and max(c[0] for c in collects) >= min(pays):
             bad = True
         first = min(c[0] for c in collects) if collects else None
-        if collects and any(c[1] == "asos" for c in collects) and any(c[1] != "asos" for c in collects if c[0] == first):
+        if collects and all_bets_of(thid) and any(c[1] == "asos" for c in collects) and any(c[1] != "asos" for c in collects if c[0] == first):
             bad = True
         if bad:
             out.add(("BFR311", thid, None))
@@ -236,6 +253,7 @@ def chemin_de_fer(bundle: Path) -> set[Key]:
     stakes = defaultdict(list)
     for s in rows(bundle / "cdf_stakes.csv"):
         stakes[s["coup_id"]].append(s)
+    all_stakes_of = complete_rounds(bundle, "cdf_coups", stakes)
     for t in tables.values():
         if t["game"] == "chemin_de_fer" and t["authorised_min_cents"] is not None and int(t["min_cents"]) < int(t["authorised_min_cents"]):
             out.add(("CDF107", t["table_id"], None))
@@ -265,7 +283,8 @@ def chemin_de_fer(bundle: Path) -> set[Key]:
             if not unlimited and after > 100 * m:
                 out.add(("CDF109", cid, None))
         ss = stakes.get(cid, [])
-        if settled and (res != -sum(int(s["result_cents"]) for s in ss) or after != bank + res - cag - gar):
+        summed = all_stakes_of(cid) and res != -sum(int(s["result_cents"] or 0) for s in ss)
+        if settled and (summed or after != bank + res - cag - gar):
             out.add(("CDF110", cid, None))
         if c["bank_event"] == "initial" and c["banker_seat"] != "1":
             out.add(("CDF113", cid, None))
@@ -311,15 +330,15 @@ def chemin_de_fer(bundle: Path) -> set[Key]:
                 out.add(("CDF130", cid, s["stake_id"]))
             if kind in ("banc", "banc_seguit") and amt != bank:
                 out.add(("CDF131", cid, s["stake_id"]))
-        if punt_total > bank + abon_total:
+        if punt_total > bank + abon_total and all_stakes_of(cid):
             out.add(("CDF106", cid, None))
-        if abons > 3 or (abons and not bancs):
+        if abons > 3 or (abons and not bancs and all_stakes_of(cid)):
             out.add(("CDF129", cid, None))
         seated = Counter()
         for s in ss:
             if s["seat"] is not None and s["kind"] == "punt":
                 seated[s["player_id"]] += int(s["amount_cents"])
-        if not any_banc and seated:
+        if not any_banc and seated and all_stakes_of(cid):
             top = max(seated.values())
             if seated.get(c["player_id"]) != top:
                 out.add(("CDF133", cid, None))
@@ -360,7 +379,7 @@ def chemin_de_fer(bundle: Path) -> set[Key]:
             if not lost and ev in ("rotation", "auction", "reacquired") and int(c["bank_cents"]) < int(prev["bank_after_cents"]):
                 out.add(("CDF114", cid, None))
             for s in stakes.get(cid, []):
-                if s["kind"] == "banc_seguit":
+                if s["kind"] == "banc_seguit" and all_stakes_of(prev["coup_id"]):
                     made = any(p["player_id"] == s["player_id"] and p["kind"] in ("banc", "banc_seguit") for p in stakes.get(prev["coup_id"], []))
                     if not (made and psettled and ptrue == "banker"):
                         out.add(("CDF132", cid, s["stake_id"]))
@@ -405,6 +424,9 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
     out: set[Key] = set()
     kept: dict[str, list[Row]] = {}
     ids_read: dict[str, set[str | None]] = {}
+    left_out: dict[str, set[str]] = defaultdict(set)  # round table -> rounds some of whose items were not kept
+    untold: set[str] = set()  # round tables with an item left out that names no round
+    rounds_of = {parent: name for name, (_, parent) in ROUND_OF.items()}
     present = {name: id_col for name, id_col in IDS.items() if (bundle / f"{name}.csv").exists()}
     for name, id_col in present.items():
         read = rows(bundle / f"{name}.csv")
@@ -417,11 +439,21 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
                 out.add(("LOG001", source, None))
             elif r[id_col] in seen:
                 out.add(("LOG002", source, None))
+                if name in rounds_of:  # a round id twice: whose items are whose cannot be told
+                    left_out[name].add(str(r[id_col]))
             else:
                 seen.add(r[id_col])
                 kept[name].append(r | {"_source": source})
+                continue
+            if name in ROUND_OF:
+                key, parent = ROUND_OF[name]
+                if r[key] is None:
+                    untold.add(parent)
+                else:
+                    left_out[parent].add(str(r[key]))
     audited_rounds = {parent: {r[IDS[parent]] for r in kept[parent]} for _, parent in ROUND_OF.values() if parent in kept}
     kept_dir.mkdir(parents=True, exist_ok=True)
+    (kept_dir / LEFT_OUT).write_text(json.dumps({"rounds": {t: sorted(ids) for t, ids in left_out.items()}, "untold": sorted(untold)}), encoding="utf-8")
     for name, rs in kept.items():
         if name in ROUND_OF:
             key, parent = ROUND_OF[name]

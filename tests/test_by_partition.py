@@ -342,3 +342,28 @@ def test_round_times_taken_from_arrow_are_those_the_load_parses(unit: str, tz: s
     got = _times_as_read(values, column)
     assert got.tolist() == expected.tolist()
     assert (got == NO_TIME).sum() == 1 + (3 if unit != "ns" else 0) and got.dtype == np.int64
+
+
+def test_a_stake_quarantined_a_part_before_its_coup_leaves_the_coup_unsummed_as_whole(tmp_path: Path) -> None:
+    """A stake filed under the day before its coup's, with an unreadable amount, is read (and
+    quarantined) with an earlier group than its coup is audited in: the coup's stakes are still
+    known to be incomplete there, and CDF110 does not sum them, as in the whole audit."""
+    import pandas as pd
+    from helpers import CDF_TABLE, stake_row, won
+
+    c1, s1 = won("C1")
+    c2, _ = won("C2", stake=12000, bank_cents=c1["bank_after_cents"], bank_event="retained", ts=pd.Timestamp("2026-03-02T21:00:00Z"))
+    s2 = [stake_row("C2-S1", "C2", amount=10000, result=-10000), stake_row("C2-S2", "C2", player="P3", seat=3, amount="x", result=-2000)]  # type: ignore[arg-type]
+    bundle = tmp_path / "parts"
+    for table, days in {"cdf_coups": {"2026-03-01": [c1], "2026-03-02": [c2]},
+                        "cdf_stakes": {"2026-03-01": [*s1, s2[1]], "2026-03-02": [s2[0]]}}.items():
+        (bundle / table).mkdir(parents=True)
+        for day, rows in days.items():
+            frame = pd.DataFrame(rows)
+            if table == "cdf_stakes":
+                frame["amount_cents"] = frame["amount_cents"].astype(str)
+            frame.to_parquet(bundle / table / f"{day}.parquet", index=False)
+    pd.DataFrame([CDF_TABLE]).to_parquet(bundle / "tables.parquet", index=False)
+    audit_both(bundle, tmp_path, rows=("2000000", "1"))
+    rules = [json.loads(line)["rule"] for line in (tmp_path / "p1" / "violations.jsonl").read_text().splitlines()]
+    assert rules == ["LOG001"]

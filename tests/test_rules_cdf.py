@@ -413,3 +413,58 @@ def test_cdf133_stakes_a_cent_apart_past_the_floats_integers(tmp_path: Path) -> 
     stakes = [stake_row("S1", "C1", player="P2", seat=2, amount=big + 1), stake_row("S2", "C1", player="P3", seat=3, amount=big)]
     f = audit(tmp_path, cdf([coup("C1", player_id="P3")], stakes), "CDF133", fmt="parquet")
     assert found(f) == [("C1", None)] and list(f["expected"]) == ["P2"]
+
+
+# --- A coup some of whose stakes were left out ----------------------------------------------------
+
+
+def test_cdf110_does_not_sum_a_coup_whose_stake_was_quarantined_or_repeated(tmp_path: Path) -> None:
+    # C1's second stake has an unreadable amount (LOG001), C2's a stake id already used (LOG002):
+    # the sum of what is left is not the coup's, and a lawful coup must not read as a critical
+    # breach. C3, all of its stakes read, is still judged, and so is C1's bank after the coup.
+    c1, s1 = won("C1", stake=12000)
+    s1 = [stake_row("C1-S1", "C1", amount=10000, result=-10000), stake_row("C1-S2", "C1", player="P3", seat=3, amount="lots", result=-2000)]  # type: ignore[arg-type]
+    c1["bank_after_cents"] += 1
+    c2, s2 = won("C2", stake=12000, bank_event="rotation", banker_id="B2")
+    s2 = [stake_row("C2-S1", "C2", amount=10000, result=-10000), stake_row("C1-S1", "C2", player="P3", seat=3, amount=2000, result=-2000)]
+    c3, s3 = won("C3", bank_event="rotation", banker_id="B3")
+    s3[0]["result_cents"] = -9000
+    f = audit(tmp_path, cdf([c1, c2, c3], s1 + s2 + s3), "CDF110", quarantine_ok=True)
+    assert found(f) == [("C1", None), ("C3", None)]
+    assert list(f["expected"]) == ["bank_after_cents = 21400", "banker_result_cents = 9000"]
+
+
+def test_cdf110_without_a_stakes_table_judges_the_bank_after_the_coup_only(tmp_path: Path) -> None:
+    c1, _ = won("C1")
+    c2, _ = won("C2", bank_event="rotation", banker_id="B2")
+    c2["bank_after_cents"] += 1
+    assert found(audit(tmp_path, cdf([c1, c2]), "CDF110")) == [("C2", None)]
+
+
+def test_cdf110_with_the_stakes_file_unreadable_judges_no_sum(tmp_path: Path) -> None:
+    c1, s1 = won("C1")
+    write_bundle(tmp_path, cdf([c1], s1))
+    (tmp_path / "cdf_stakes.csv").write_text("stake_id,coup_id\nS1,C1\n", encoding="utf-8")  # no required columns
+    bundle = load_bundle(tmp_path)
+    assert bundle.files[-1].error or any(f.error for f in bundle.files if f.table == "cdf_stakes")
+    assert run_audit(bundle, load_ruleset(), select_rules("CDF110"), lang="en").findings.empty
+
+
+def test_cdf129_and_cdf133_do_not_judge_a_coup_whose_banc_was_quarantined(tmp_path: Path) -> None:
+    # The banc that covered C1's bank is unreadable: its abonament then looks uncovered, and the cards
+    # look to have gone to the lower stake. Neither can be told; C2, read whole, is judged.
+    s1 = [stake_row("S1", "C1", player="P3", seat=3, kind="banc", amount="x"),  # type: ignore[arg-type]
+          stake_row("S2", "C1", player="P4", seat=4, kind="abonament", amount=100), stake_row("S3", "C1", player="P2", seat=2, amount=500)]
+    s2 = [stake_row("S4", "C2", player="P4", seat=4, kind="abonament", amount=100), stake_row("S5", "C2", player="P2", seat=2, amount=500),
+          stake_row("S6", "C2", player="P5", seat=5, amount=900)]
+    coups = [coup("C1", player_id="P3"), coup("C2", player_id="P2")]
+    assert found(audit(tmp_path / "a", cdf(coups, s1 + s2), "CDF129", quarantine_ok=True)) == [("C2", None)]
+    assert found(audit(tmp_path / "b", cdf(coups, s1 + s2), "CDF133", quarantine_ok=True)) == [("C2", None)]
+
+
+def test_cdf132_does_not_judge_a_banc_seguit_after_a_coup_whose_banc_was_quarantined(tmp_path: Path) -> None:
+    c1 = coup("C1", banker_cards="TC 9D", outcome="banker", banker_result_cents=10000, cagnotte_cents=500, bank_after_cents=19500)
+    s1 = [stake_row("S1", "C1", player="P7", kind="banc", amount=10000, result="lost")]  # type: ignore[arg-type]
+    c2 = coup("C2", bank_cents=19500, bank_after_cents=19500)
+    s2 = [stake_row("S2", "C2", player="P7", kind="banc_seguit", amount=19500)]
+    assert found(audit(tmp_path, cdf([c1, c2], s1 + s2), "CDF132", quarantine_ok=True)) == []

@@ -129,6 +129,16 @@ def test_bfr311_a_collection_at_the_same_step_as_the_first_asos_is_not_after_it(
     assert list(f["observed"]) == ["first collection on asos and petit at the same step"]
 
 
+def test_bfr311_does_not_judge_the_first_collection_of_a_throw_whose_bet_was_quarantined(tmp_path: Path) -> None:
+    # T1's asos bet collected first has an unreadable chips cell: of the bets left, a petit looks
+    # collected before the other asos. T2, read whole, shows just that and is reported.
+    t1 = [dbet("B1", "T1", "asos", "five", collected=True, collect_seq=1), dbet("B2", "T1", "petit", collected=True, collect_seq=2),  # type: ignore[arg-type]
+          dbet("B3", "T1", "asos", 500, collected=True, collect_seq=3)]
+    t2 = [dbet("B4", "T2", "petit", collected=True, collect_seq=1), dbet("B5", "T2", "asos", 500, collected=True, collect_seq=2)]
+    throws = [throw("T1", 1, (5, 5, 5)), throw("T2", 2, (5, 5, 5))]
+    assert found(audit(tmp_path, dice(throws, t1 + t2), "BFR311", quarantine_ok=True)) == [("T2", None)]
+
+
 def test_bfr312_touched_dice(tmp_path: Path) -> None:
     t = throw("T1", 1, (5, 5, 5), touched_before_announce=True)
     bets = [dbet("B1", target="gran", payout_cents=1000), dbet("B2", target="petit"), dbet("B3", target="petit", collected=True),

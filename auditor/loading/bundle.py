@@ -80,6 +80,9 @@ class Bundle:
     # (LOG003's) or items of a quarantined round. No game rule judges them; `frames` does not hold
     # them (`split_items`).
     unmatched: dict[str, pd.DataFrame] = field(default_factory=dict)
+    # The quarantine records `rounds_missing_items` reads, where they are not `quarantine`'s (the
+    # audit by partition: every group's so far, since a stake may be read a group before its coup).
+    items_left_out: pd.DataFrame | None = None
     _derived: dict[Hashable, object] = field(default_factory=dict, repr=False, compare=False)
     _locks: BuildLocks = field(default_factory=BuildLocks, repr=False, compare=False)
 
@@ -91,6 +94,26 @@ class Bundle:
         """`build()`, computed once per bundle: what several rules or outputs read (the items' round
         positions, the per-table figures), by whichever thread asks first."""
         return self._locks.build_once(self._derived, key, build)
+
+    def rounds_missing_items(self, items: str) -> tuple[pa.Array, bool]:
+        """(ids, untold) for an item table (`ITEM_ROUNDS`): the ids of the rounds some of whose items
+        were left out of the audit (a row quarantined: a bad cell, a repeated id, a stake of a settled
+        coup without its result), or cannot be told from another round's (the round's own id
+        repeated); and whether items were left out whose round cannot be told (a file that could not
+        be read, a row whose round id is missing). A sum or count of a round's items is then not the
+        round's own: a rule that judges one leaves those rounds unjudged, LOG001 and LOG002 report why.
+        Read from `items_left_out` where the audit by partition keeps every group's so far."""
+        _, rounds = ITEM_ROUNDS[items]
+        q = self.quarantine if self.items_left_out is None else self.items_left_out
+        if not len(q):
+            return pa.array([], type=pa.large_string()), items in self.unread
+        table = q["table"].astype(object).to_numpy()
+        mine = table == items
+        repeated_rounds = (table == rounds) & (q["rule"].astype(object).to_numpy() == "LOG002")
+        ids = q["round_id"].astype(object).to_numpy()
+        told = pd.notna(ids) & (ids != "")
+        untold = bool((mine & ~told).any()) or items in self.unread
+        return pa.array(ids[(mine | repeated_rounds) & told].astype(str), type=pa.large_string()), untold
 
     def parent_positions(self, child: str, key: str, parent: str) -> np.ndarray:
         """For each row of `child`, the row position in `parent` of the record its `key` names, -1

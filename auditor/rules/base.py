@@ -16,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from auditor.frames import is_arrow_text, iso_arrow, stable_sorted, text_array, text_series
+from auditor.frames import is_arrow_text, isin, iso_arrow, stable_sorted, text_array, text_series
 from auditor.loading import Bundle
 from auditor.once import BuildLocks
 from auditor.ruleset import Ruleset
@@ -148,6 +148,19 @@ class Context:
         where = np.empty(len(ordered), dtype=np.int64)
         where[rows] = np.arange(len(ordered))
         return np.where(at >= 0, where[np.maximum(at, 0)] if len(where) else -1, -1)
+
+    def items_known(self, items: str, round_ids: pd.Series, counts: np.ndarray) -> np.ndarray:
+        """Whether every one of each round's `items` (stakes, bets) is in the audit, for the rounds
+        `round_ids` with `counts` items each (`Bundle.rounds_missing_items`): a rule that judges a
+        sum or count of a round's items judges only these. None is where the bundle has no such
+        table: a round's items cannot be summed from a log that does not hold them."""
+        if not self.has(items):
+            return np.zeros(len(round_ids), dtype=bool)
+        missing, untold = self.bundle.rounds_missing_items(items)
+        known = ~isin(round_ids, missing)
+        # Items left out whose round is unknown (a file that could not be read): a round with items
+        # in the audit had them read; one with none may have lost them all.
+        return known & (counts > 0) if untold else known
 
     def param_array(self, name: str, when: pd.Series) -> np.ndarray:
         """The parameter's value in force at each row, as an array (broadcast when it never changed)."""

@@ -173,6 +173,8 @@ def prepare_coups(ctx: Context) -> pd.DataFrame:
         if col not in df:
             df[col] = 0
         df[col] = df[col].fillna(0).astype("int64")
+    # Whether the coup's stakes are all in the audit: its sums and counts of stakes are judged only then.
+    df["stakes_known"] = ctx.items_known("cdf_stakes", df["coup_id"], df["stakes"].to_numpy())
     # The table's previous coup, in time order: sequence rules compare with it. Only a true
     # predecessor counts (the next coup_no of the same shoe, or coup 1 of a new shoe): when a coup in
     # between is missing or quarantined, the pair cannot be judged and LOG005 reports the gap.

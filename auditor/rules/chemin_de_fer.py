@@ -62,20 +62,24 @@ def cagnotte_rate(ctx: Context) -> pd.DataFrame:
     `cagnotte_rate × banker_result_cents`, rounded as `cagnotte_rounding` says to
     `cagnotte_rounding_unit_cents`, within `cagnotte_tolerance_cents`. With
     `cagnotte_on_abonaments = true` the base also counts what abonaments won. A recorded result
-    below zero on a coup the cards gave the banker is a base of 0: that money is CDF110's and CDF128's.
+    below zero on a coup the cards gave the banker is a base of 0: that money is CDF110's and
+    CDF128's. With `cagnotte_on_abonaments = true` a coup is not judged when a stake of the coup
+    was left out of the audit (quarantined, LOG001, or its id repeated, LOG002), or the bundle
+    holds no stakes.
 
     Passes: banker wins 10,050 → cagnotte 503 (5 %, half up). Fails: banker wins 10,000 → cagnotte 600.
     """
     c = cdf.coups(ctx)
     won = c["settled"] & (c["true_outcome"] == "banker")
     base = c["banker_result_cents"].clip(lower=0).where(won, 0)
-    on_abon = ctx.param("cagnotte_on_abonaments", c["ts"])
-    base = base + np.where(np.asarray(on_abon, dtype=bool), c["abonament_won"], 0)
+    on_abon = np.asarray(ctx.param("cagnotte_on_abonaments", c["ts"]), dtype=bool)
+    base = base + np.where(on_abon, c["abonament_won"], 0)
     mode = str(ctx.param("cagnotte_rounding"))
     unit = int(ctx.param("cagnotte_rounding_unit_cents"))  # type: ignore[call-overload]
     expected = round_share(base, ctx.param("cagnotte_rate", c["ts"]), mode, unit)
     tolerance = ctx.param("cagnotte_tolerance_cents", c["ts"])
-    bad = won & ((c["cagnotte_cents"] - expected).abs() > tolerance)
+    # A base that adds the abonaments' winnings needs every stake of the coup.
+    bad = won & (c["stakes_known"] | ~on_abon) & ((c["cagnotte_cents"] - expected).abs() > tolerance)
     return hits(c, bad, round_col="coup_id", expected=expected, observed=c["cagnotte_cents"])
 
 
@@ -155,7 +159,9 @@ def point_minimum(ctx: Context) -> pd.DataFrame:
 )
 def point_maximum(ctx: Context) -> pd.DataFrame:
     """Every stake is at most bank_cents (reported on the stake), and the punt-side stakes of a coup
-    together are at most bank_cents plus the coup's abonaments (reported on the coup).
+    together are at most bank_cents plus the coup's abonaments (reported on the coup). The
+    coup's total is not judged when a stake of the coup was left out of the audit (quarantined,
+    LOG001, or its id repeated, LOG002), or the bundle holds no stakes.
 
     Passes: bank 10,000, punts 6,000 + 4,000. Fails: bank 10,000, one punt of 12,000; or punts
     8,000 + 4,000 with no abonament.
@@ -164,7 +170,7 @@ def point_maximum(ctx: Context) -> pd.DataFrame:
     each = hits(s, s["amount_cents"] > s["bank_cents"], round_col="coup_id", item_col="stake_id", expected=s["bank_cents"], observed=s["amount_cents"])
     c = cdf.coups(ctx)
     cover = c["bank_cents"] + c["abonament_total"]
-    total = hits(c, c["punt_side_total"] > cover, round_col="coup_id", expected=cover, observed=c["punt_side_total"])
+    total = hits(c, c["stakes_known"] & (c["punt_side_total"] > cover), round_col="coup_id", expected=cover, observed=c["punt_side_total"])
     return pd.concat([each, total], ignore_index=True)
 
 
@@ -251,7 +257,10 @@ def improper_garage(ctx: Context) -> pd.DataFrame:
 )
 def bank_continuity(ctx: Context) -> pd.DataFrame:
     """On a settled coup, `banker_result_cents = −Σ result_cents` of its stakes, and
-    `bank_after_cents = bank_cents + banker_result_cents − cagnotte_cents − garage_cents`.
+    `bank_after_cents = bank_cents + banker_result_cents − cagnotte_cents − garage_cents`. The
+    first is not judged when a stake of the coup was left out of the audit (quarantined, LOG001,
+    or its id repeated, LOG002), or the bundle holds no stakes: the sum would not be the coup's
+    (one unreadable stake made a clean coup's accounts look wrong).
 
     Passes: bank 10,000, stakes −6,000 and −4,000, result +10,000, cagnotte 500, garage 0, after
     19,500. Fails: the same with after 20,000.
@@ -259,7 +268,7 @@ def bank_continuity(ctx: Context) -> pd.DataFrame:
     c = cdf.coups(ctx)
     zero_sum = -c["stake_result_sum"]
     after = c["bank_cents"] + c["banker_result_cents"] - c["cagnotte_cents"] - c["garage_cents"]
-    bad_sum = c["settled"] & (c["banker_result_cents"] != zero_sum)
+    bad_sum = c["settled"] & c["stakes_known"] & (c["banker_result_cents"] != zero_sum)
     bad_after = c["settled"] & (c["bank_after_cents"] != after)
     def expected(f: pd.DataFrame) -> pd.Series:
         i = f.index
@@ -590,14 +599,16 @@ def settlement(ctx: Context) -> pd.DataFrame:
 )
 def abonaments(ctx: Context) -> pd.DataFrame:
     """At most `max_abonaments` abonaments on a coup, and only on a coup where the bank was covered
-    (a `banc` or `banc_seguit` stake).
+    (a `banc` or `banc_seguit` stake). Whether the bank was covered is not judged when a stake
+    of the coup was left out of the audit (quarantined, LOG001, or its id repeated, LOG002), or
+    the bundle holds no stakes.
 
     Passes: a banc and two abonaments. Fails: four abonaments; one abonament with only punts.
     """
     c = cdf.coups(ctx)
     limit = ctx.param("max_abonaments", c["ts"])
     too_many = c["abonaments"] > limit
-    uncovered = (c["abonaments"] > 0) & (c["bancs"] == 0)
+    uncovered = (c["abonaments"] > 0) & (c["bancs"] == 0) & c["stakes_known"]
     limits = pd.Series(limit, index=c.index)
 
     def expected(f: pd.DataFrame) -> pd.Series:
@@ -651,21 +662,24 @@ def banc_amount(ctx: Context) -> pd.DataFrame:
 def banc_seguit_right(ctx: Context) -> pd.DataFrame:
     """A `banc_seguit` is made by a player who made `banc` or `banc_seguit` on the table's previous
     coup and lost it (the banker won that coup, by the cards). Not judged when the previous coup is
-    not in the log (a gap in coup_no, which LOG005 reports).
+    not in the log (a gap in coup_no, which LOG005 reports), nor when a stake of the previous coup
+    was left out of the audit (LOG001, LOG002).
 
     Passes: P7 makes banc and loses; next coup P7 makes banc_seguit. Fails: P8 makes banc_seguit.
     """
     s = cdf.stakes(ctx)
     # Without the table's previous coup (missing or quarantined: LOG005's) the right cannot be judged.
-    is_seguit = ((s["kind"] == "banc_seguit") & s["has_prev"]).to_numpy(dtype=bool)
+    # Nor when a stake of the previous coup was left out (LOG001, LOG002): it may be the lost banc.
+    c = cdf.coups(ctx)
+    at = s["coup_pos"].to_numpy()
+    prev_known = np.r_[False, c["stakes_known"].to_numpy(dtype=bool)[:-1]] if len(c) else np.zeros(0, dtype=bool)
+    is_seguit = ((s["kind"] == "banc_seguit") & s["has_prev"]).to_numpy(dtype=bool) & prev_known[at]
     if not is_seguit.any():
         return no_hits()
-    c = cdf.coups(ctx)
     lost_coup = (c["settled"] & (c["true_outcome"] == "banker")).to_numpy(dtype=bool)
     # (coup position, player code) pairs as integers; the previous coup is the row before in `c`.
     code, players = cdf.stake_players(ctx)
     n_players = len(players) + 1
-    at = s["coup_pos"].to_numpy()
     banc = among(s["kind"], cdf.BANC_KINDS) & lost_coup[at]
     lost_pairs = at[banc] * n_players + code[banc]
     seguit = np.flatnonzero(is_seguit)
@@ -682,9 +696,10 @@ def banc_seguit_right(ctx: Context) -> pd.DataFrame:
 )
 def cards_to_highest_stake(ctx: Context) -> pd.DataFrame:
     """When nobody made banc (of any kind), the punt (player_id of the coup) is a seated player whose
-    `punt` stakes on the coup are the highest (abonaments play for the bank, not against it); among
-    equal highest stakes any of them may hold the cards. Coups without seated punt stakes are not
-    judged.
+    `punt` stakes on the coup are the highest (abonaments play for the bank, not against it);
+    among equal highest stakes any of them may hold the cards. Coups without seated punt stakes
+    are not judged, nor coups where a stake of the coup was left out of the audit (quarantined,
+    LOG001, or its id repeated, LOG002), or the bundle holds no stakes.
 
     Passes: seated stakes 3,000 (P2) and 1,000 (P3), cards to P2. Fails: cards to P3.
     """
@@ -706,7 +721,7 @@ def cards_to_highest_stake(ctx: Context) -> pd.DataFrame:
     punts = np.flatnonzero(pairs % n_players == punt_code[pair_coup])
     punt_total = np.full(len(c), -1, dtype=np.int64)
     punt_total[pair_coup[punts]] = totals[punts]
-    judged = (c["any_banc"] == 0).to_numpy() & (top >= 0)
+    judged = (c["any_banc"] == 0).to_numpy() & (top >= 0) & c["stakes_known"].to_numpy(dtype=bool)
     bad = judged & (punt_total != top)
 
     def expected(f: Offending) -> pd.Series:

@@ -321,6 +321,9 @@ def collect_before_pay(ctx: Context) -> pd.DataFrame:
     step as a collection fails, as does another target collected at the first step beside the asos,
     since the log does not show the one before the other.
 
+    Whether the first collection was an asos bet is not judged for a throw some of whose bets were
+    left out of the audit (quarantined, LOG001, or an id repeated, LOG002).
+
     Passes: collect asos (1), collect gran (2), pay petit (3); two asos bets collected at step 1.
     Fails: pay petit (1), collect gran (2); collect gran (1), pay petit (1); collect asos (1) and
     petit (1).
@@ -347,7 +350,10 @@ def collect_before_pay(ctx: Context) -> pd.DataFrame:
     at_first = col_seq == first_collect[at_col]
     other_first = np.zeros(n, dtype=bool)
     other_first[at_col[at_first & ~asos]] = True
-    not_asos_first = has_asos & other_first
+    # Which bet came first needs every bet of the throw: a collected asos bet left out (LOG001,
+    # LOG002) may be the one collected first.
+    known = ctx.items_known("dice_bets", t["throw_id"], np.bincount(at, minlength=n))
+    not_asos_first = has_asos & other_first & known
     bad = late | not_asos_first
     if not bad.any():
         return no_hits()
