@@ -91,6 +91,7 @@ PARAMETERS: dict[str, Validator] = {
     "decks": _number(1, integer=True),
     "max_abonaments": _number(0, integer=True),
     "losing_banker_no_carryover": _boolean,
+    "void_result_may_be_empty": _boolean,
     "player_optional_5": _boolean,
     "banker_optional_3_vs_9": _boolean,
     "banker_optional_5_vs_4": _boolean,

@@ -343,6 +343,20 @@ def test_cdf128_settlement(tmp_path: Path) -> None:
     assert found(f) == [("C2", "C2-S1"), ("C3", "C3-S1")]
 
 
+def test_cdf128_an_empty_result_on_a_void_coup_records_no_payment(tmp_path: Path) -> None:
+    # The format requires result_cents on settled coups only: left empty on a void coup it is no
+    # payment (the ruleset's reading), where a written 1000 is one. The strict reading reports both.
+    void = [coup("C1", status="void", outcome=None), coup("C2", status="void", outcome=None, bank_event="rotation", banker_id="B2")]
+    stakes = [stake_row("S1", "C1", result=None), stake_row("S2", "C2", result=1000)]  # type: ignore[arg-type]
+    assert found(audit(tmp_path / "a", cdf(void, stakes), "CDF128")) == [("C2", "S2")]
+    text = (RULESET_DIR / "decret-455-2025.toml").read_text(encoding="utf-8")
+    start = text.index("[parameters.void_result_may_be_empty]")
+    strict = tmp_path / "strict.toml"
+    strict.write_text(text[:start] + text[start:].replace("values = { 2025-12-10 = true }", "values = { 2025-12-10 = false }", 1), encoding="utf-8")
+    bundle = load_bundle(write_bundle(tmp_path / "b", cdf(void, stakes)))
+    assert found(run_audit(bundle, load_ruleset(strict), select_rules("CDF128"), lang="en").findings) == [("C1", "S1"), ("C2", "S2")]
+
+
 def test_cdf129_abonaments(tmp_path: Path) -> None:
     banc = [stake_row("S1", "C1", kind="banc", amount=10000)] + [stake_row(f"A{i}", "C1", player=f"A{i}", kind="abonament", amount=100) for i in range(3)]
     four = [stake_row("S2", "C2", kind="banc", amount=10000)] + [stake_row(f"B{i}", "C2", player=f"B{i}", kind="abonament", amount=100) for i in range(4)]

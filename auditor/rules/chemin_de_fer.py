@@ -571,14 +571,15 @@ def banker_draws_on_baccarat(ctx: Context) -> pd.DataFrame:
 
 @rule(
     "CDF128", "settlement", "critical", "chemin_de_fer", (EP, "VI, VII", "el crupier paga al guanyador"),
-    tables=STAKES,
+    tables=STAKES, params=("void_result_may_be_empty",),
     en="The stake was not settled at even money as the cards say",
     ca="L'aposta no s'ha liquidat a la par com diuen les cartes",
 )
 def settlement(ctx: Context) -> pd.DataFrame:
     """Each stake of a settled coup is paid even money as the cards say: punt-side stakes +amount
     when the punt wins, −amount when the banker wins, 0 on a tie; abonaments the opposite; every
-    stake of a void coup 0.
+    stake of a void coup 0. The log format requires result_cents on settled coups only: with
+    `void_result_may_be_empty = true` an empty one on a void coup records no payment and passes.
 
     Passes: banker wins, punt of 5,000 → −5,000, abonament of 1,000 → +1,000. Fails: punt → −4,000.
     """
@@ -587,7 +588,9 @@ def settlement(ctx: Context) -> pd.DataFrame:
     sign = np.where(s["kind"] == "abonament", -sign, sign)
     sign = np.where(s["settled"], sign, 0)
     expected = s["amount_cents"] * sign
-    bad = (s["result_cents"] != expected).fillna(True) & (s["result_cents"].notna() | ~s["settled"])
+    # A stake of a settled coup without a result never gets here: the load quarantines it (LOG001).
+    empty_ok = np.asarray(ctx.param("void_result_may_be_empty", s["ts"]), dtype=bool)
+    bad = (s["result_cents"] != expected).fillna(True) & (s["result_cents"].notna() | (~s["settled"] & ~empty_ok))
     return hits(s, bad, round_col="coup_id", item_col="stake_id", expected=expected, observed=s["result_cents"])
 
 
