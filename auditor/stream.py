@@ -61,8 +61,9 @@ from auditor.schema import ITEM_ROUNDS, NAMED_BY_OTHERS, REPLAY_ORDER, REPORTED_
 
 BIG = ("cdf_coups", "cdf_stakes", "wheel_spins", "wheel_bets", "dice_throws", "dice_bets")
 LOG_EVERYWHERE = ("LOG001", "LOG002", "LOG003")
-# The tables whose quarantined rows leave a round's items incomplete: the items', and the rounds' (an id repeated).
-LEFT_OUT_TABLES = [*ITEM_ROUNDS, *(rounds for _, rounds in ITEM_ROUNDS.values())]
+# The tables whose quarantined rows leave a round's items incomplete (the items', and the rounds': an id
+# repeated), or a gaming table's layout.
+LEFT_OUT_TABLES = [*ITEM_ROUNDS, *(rounds for _, rounds in ITEM_ROUNDS.values()), "wheel_layouts"]
 T = TypeVar("T")
 
 
@@ -577,7 +578,7 @@ def audit_by_partition(
     quarantine: list[pd.DataFrame] = []
     # Every group's quarantined items and repeated rounds so far: an item may be read a group before
     # its round (`Bundle.rounds_missing_items`).
-    left_out: list[pd.DataFrame] = []
+    left_out: list[pd.DataFrame] = [static.quarantine] if len(static.quarantine) else []
     evidence: dict[str, list[pd.DataFrame]] = {}
     run: dict[str, Rule] = {}
     errors: dict[str, str] = {}
@@ -640,8 +641,9 @@ def audit_by_partition(
         frames, unmatched, known = set_aside_unmatched({**static.frames, **combined}, ids_seen)
         q = pd.concat(group_q, ignore_index=True) if group_q else static.quarantine.iloc[0:0]
         left_out += [part for part in group_q if len(part) and isin(part["table"], LEFT_OUT_TABLES).any()]
+        so_far = pd.concat(left_out, ignore_index=True) if left_out else q.iloc[0:0]
         bundle = Bundle(path, group_sources, frames, q, ids_seen, unread=unread, unmatched=unmatched, _derived=known,
-                        items_left_out=pd.concat(left_out, ignore_index=True) if left_out else q.iloc[0:0])
+                        left_out={str(t): rows for t, rows in so_far.groupby("table", sort=False)})
         result = run_audit(bundle, ruleset, group_rules, lang=lang, workers=workers, figures=False)  # a group's own rows are summed below
         mine = {s.name for s in group_sources}.union(*(map(str, frame["_file"].unique()) for frame in own.values()))
         carried = set().union(*(_sources(c) for c in context.values())) if context else set()

@@ -753,3 +753,21 @@ def test_an_audit_of_throws_without_their_result_column_runs_to_its_end(tmp_path
     throws = next(f for f in summary["files"] if f["name"] == "dice_throws.csv")
     assert throws["rows_quarantined"] > 0 and throws["rows_read"] == throws["rows_audited"] + throws["rows_quarantined"]
     assert set(summary["findings"]["by_rule"]) == {"LOG001"}
+
+
+def test_a_games_rules_started_before_the_load_ends_know_the_rounds_whose_items_were_left_out(tmp_path: Path) -> None:
+    # A game's rules start once its own tables are in (`audit_bundle`), before `finish` puts the
+    # bundle's quarantine together: what they read of the rows left out must be there already.
+    from auditor.loading.bundle import BundleLoad
+
+    c1, c2 = coup("C1"), coup("C2")
+    stakes = [stake_row("S1", "C1"), stake_row("S2", "C2", amount="x"), stake_row("S1", "C2")]  # type: ignore[arg-type]
+    write_bundle(tmp_path, {"tables": [CDF_TABLE], "cdf_coups": [c1, c2], "cdf_stakes": stakes})
+    load = BundleLoad(tmp_path)
+    for table in load.order():
+        load.install(table, load.load_one(table))
+        if table == "cdf_stakes":
+            break
+    ids, untold = load.bundle.rounds_missing_items("cdf_stakes")
+    assert (sorted(ids.to_pylist()), untold) == (["C2", "C2"], False)  # a bad cell, then a repeated id
+    assert load.bundle.quarantine.empty  # not yet put together

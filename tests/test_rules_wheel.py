@@ -30,6 +30,17 @@ def test_whl201_missing_slot(tmp_path: Path) -> None:
     assert list(audit(tmp_path, wheel([spin()], layouts=layout()[:-1]), "WHL201")["table_id"]) == ["W1"]
 
 
+def test_whl201_and_whl206_do_not_judge_a_layout_that_lost_a_row(tmp_path: Path) -> None:
+    # W1's slot 40 row has an unreadable symbol (LOG001): its layout as read has 53 slots, and its
+    # spin on slot 40 has no symbol to compare with. W2 lacks slot 53 in the log itself: judged.
+    lost = layout("W1")
+    lost[40]["symbol"] = "seven"
+    tables = wheel([spin("W1-1", 1, slot=40), spin("W2-1", 1, slot=53, table_id="W2")], layouts=lost + layout("W2")[:-1])
+    tables["tables"].append(WHEEL_TABLE | {"table_id": "W2"})
+    assert list(audit(tmp_path / "a", tables, "WHL201", quarantine_ok=True)["table_id"]) == ["W2"]
+    assert found(audit(tmp_path / "b", tables, "WHL206", quarantine_ok=True)) == [("W2-1", None)]
+
+
 @pytest.mark.parametrize(("revolutions", "status", "finding"), [(4.0, "settled", False), (3.9, "settled", True), (3.9, "void", False)])
 def test_whl202_minimum_revolutions(tmp_path: Path, revolutions: float, status: str, finding: bool) -> None:
     s = spin(revolutions=revolutions, status=status, symbol=None if status == "void" else "7")

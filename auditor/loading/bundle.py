@@ -40,6 +40,8 @@ T = TypeVar("T")
 
 SUFFIXES = (".csv", ".csv.gz", ".jsonl", ".jsonl.gz", ".parquet")
 QUARANTINE_COLUMNS = ["rule", "table", "file", "line", "column", "reason", "value", "table_id", "round_id", "item_id"]
+# No quarantine record: read-only, shared.
+_NO_RECORDS = pd.DataFrame(columns=QUARANTINE_COLUMNS)
 
 Progress = Callable[[str], None]
 LOAD_THREADS = min(2, os.cpu_count() or 1)
@@ -80,9 +82,11 @@ class Bundle:
     # (LOG003's) or items of a quarantined round. No game rule judges them; `frames` does not hold
     # them (`split_items`).
     unmatched: dict[str, pd.DataFrame] = field(default_factory=dict)
-    # The quarantine records `rounds_missing_items` reads, where they are not `quarantine`'s (the
-    # audit by partition: every group's so far, since a stake may be read a group before its coup).
-    items_left_out: pd.DataFrame | None = None
+    # Each table's quarantine records (`rounds_missing_items`, `tables_missing_rows`), by table: set as
+    # each table is installed, since a game's rules start before `quarantine` is put together; in
+    # the audit by partition, the unpartitioned tables' and every group's so far (a stake may be
+    # read a group before its coup). None: read from `quarantine`.
+    left_out: dict[str, pd.DataFrame] | None = None
     _derived: dict[Hashable, object] = field(default_factory=dict, repr=False, compare=False)
     _locks: BuildLocks = field(default_factory=BuildLocks, repr=False, compare=False)
 
@@ -95,25 +99,39 @@ class Bundle:
         positions, the per-table figures), by whichever thread asks first."""
         return self._locks.build_once(self._derived, key, build)
 
+    def _left_out(self, table: str) -> pd.DataFrame:
+        """The quarantine records of `table`'s rows: from `left_out` where the bundle keeps them by
+        table, else from `quarantine`."""
+        if self.left_out is not None:
+            return self.left_out.get(table, _NO_RECORDS)
+        q = self.quarantine
+        return q[q["table"].astype(object).to_numpy() == table] if len(q) else _NO_RECORDS
+
     def rounds_missing_items(self, items: str) -> tuple[pa.Array, bool]:
         """(ids, untold) for an item table (`ITEM_ROUNDS`): the ids of the rounds some of whose items
         were left out of the audit (a row quarantined: a bad cell, a repeated id, a stake of a settled
         coup without its result), or cannot be told from another round's (the round's own id
         repeated); and whether items were left out whose round cannot be told (a file that could not
         be read, a row whose round id is missing). A sum or count of a round's items is then not the
-        round's own: a rule that judges one leaves those rounds unjudged, LOG001 and LOG002 report why.
-        Read from `items_left_out` where the audit by partition keeps every group's so far."""
+        round's own: a rule that judges one leaves those rounds unjudged, LOG001 and LOG002 report why."""
         _, rounds = ITEM_ROUNDS[items]
-        q = self.quarantine if self.items_left_out is None else self.items_left_out
-        if not len(q):
-            return pa.array([], type=pa.large_string()), items in self.unread
-        table = q["table"].astype(object).to_numpy()
-        mine = table == items
-        repeated_rounds = (table == rounds) & (q["rule"].astype(object).to_numpy() == "LOG002")
-        ids = q["round_id"].astype(object).to_numpy()
+        mine, theirs = self._left_out(items), self._left_out(rounds)
+        ids = mine["round_id"].astype(object).to_numpy()
         told = pd.notna(ids) & (ids != "")
-        untold = bool((mine & ~told).any()) or items in self.unread
-        return pa.array(ids[(mine | repeated_rounds) & told].astype(str), type=pa.large_string()), untold
+        repeated = theirs["round_id"].astype(object).to_numpy()[theirs["rule"].astype(object).to_numpy() == "LOG002"]
+        untold = bool((~told).any()) or items in self.unread
+        both = np.concatenate([ids[told], repeated[pd.notna(repeated)]]).astype(str)
+        return pa.array(both, type=pa.large_string()), untold
+
+    def tables_missing_rows(self, table: str) -> tuple[pa.Array, bool]:
+        """(table ids, untold) for a table of rows per gaming table (wheel_layouts): the tables some of
+        whose rows were quarantined, and whether a row was left out whose table cannot be told (no
+        table_id, or a file that could not be read). What was read of those tables' rows is not
+        all of them: a rule that judges them whole leaves those tables unjudged."""
+        ids = self._left_out(table)["table_id"].astype(object).to_numpy()
+        told = pd.notna(ids) & (ids != "")
+        untold = bool((~told).any()) or table in self.unread
+        return pa.array(ids[told].astype(str), type=pa.large_string()), untold
 
     def parent_positions(self, child: str, key: str, parent: str) -> np.ndarray:
         """For each row of `child`, the row position in `parent` of the record its `key` names, -1
@@ -122,6 +140,12 @@ class Bundle:
         id_column = TABLES[parent].id_column
         assert id_column, f"{parent} has no id column"
         return self.derived(positions_key(child, key, parent), lambda: positions(self.frames[child][key], self.frames[parent][id_column]))
+
+
+def _records(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """Quarantine records put together: the parts that hold any."""
+    parts = [p for p in parts if len(p)]
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0] if parts else _NO_RECORDS
 
 
 def positions_key(child: str, key: str, parent: str) -> Hashable:
@@ -627,7 +651,7 @@ class BundleLoad:
         self.pending: dict[str, Future[_TableLoad]] = {}
         self.settled: set[str] = set()  # item tables whose requirements on their settled rounds are checked
         self.settled_quarantine: list[pd.DataFrame] = []
-        self.bundle = Bundle(path, [], {}, pd.DataFrame(columns=QUARANTINE_COLUMNS), {}, ignored=ignored)
+        self.bundle = Bundle(path, [], {}, pd.DataFrame(columns=QUARANTINE_COLUMNS), {}, ignored=ignored, left_out={})
 
     def order(self, smallest_first: bool = False) -> list[str]:
         """Round tables first (their items wait for their ids; a pool takes tasks in order, so a round
@@ -663,6 +687,8 @@ class BundleLoad:
         self.loads[table] = load
         bundle = self.bundle
         bundle.frames[table] = load.frame
+        assert bundle.left_out is not None
+        bundle.left_out[table] = _records([*load.quarantine, load.duplicates])
         if load.unmatched is not None:
             bundle.unmatched[table] = load.unmatched
         if load.round_positions is not None:
@@ -673,7 +699,9 @@ class BundleLoad:
             if child in self.settled or child not in self.loads or (parent in self.wanted and parent not in self.loads):
                 continue
             before = bundle.frames[child]
-            self.settled_quarantine.extend(_settled_requires(bundle.frames, child))
+            late = _settled_requires(bundle.frames, child)
+            self.settled_quarantine.extend(late)
+            bundle.left_out[child] = _records([bundle.left_out[child], *late])
             if bundle.frames[child] is not before:  # rows left out since: looked up again when needed
                 bundle._derived.pop(positions_key(child, key, parent), None)
             self.settled.add(child)

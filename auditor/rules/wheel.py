@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import as_categories, codes_in, differs_from_previous, is_code, join_on_key, named, order_by, positions
+from auditor.frames import as_categories, codes_in, differs_from_previous, is_code, isin, join_on_key, named, order_by, positions
 from auditor.rules.base import Context, at_least, hits, iso, no_hits, rule
 from auditor.schema import REPLAY_ORDER, TABLES
 
@@ -19,6 +19,18 @@ BETS = ("wheel_spins", "wheel_bets")
 # Slots 0-53: the loader quarantines a layout row or a stop slot outside them (LOG001).
 SYMBOLS = list(TABLES["wheel_bets"].column("symbol").values)
 SLOTS = int(TABLES["wheel_layouts"].column("slot").maximum or 0) + 1
+
+
+def _layouts_whole(ctx: Context, table_ids: pd.Series) -> np.ndarray:
+    """Whether each of `table_ids`' layout was read whole: none of its rows quarantined (LOG001).
+    Where a quarantined row names no table (or a layout file could not be read), a layout read with
+    fewer than 54 rows may be the one that lost it."""
+    missing, untold = ctx.bundle.tables_missing_rows("wheel_layouts")
+    whole = ~isin(table_ids, missing)
+    if untold:
+        rows = ctx.frame("wheel_layouts")["table_id"].value_counts()
+        whole &= isin(table_ids, rows.index[rows.to_numpy() >= SLOTS].to_series())
+    return whole
 
 
 def _spins(ctx: Context) -> pd.DataFrame:
@@ -120,6 +132,8 @@ def _paid(f: pd.DataFrame) -> pd.Series:
 def wheel_layout(ctx: Context) -> pd.DataFrame:
     """A table's layout has 54 slots (0–53, each once) holding 24 × `24`, 15 × `15`, 7 × `7`,
     4 × `4`, 2 × `2`, 1 × `figura_1` and 1 × `figura_2` (`wheel_layout`). Reported on the table.
+    A table some of whose layout rows were quarantined (LOG001) is not judged: what was read of it
+    is not its layout.
 
     Passes: the standard wheel. Fails: 25 slots of `24` and 14 of `15`; slot 17 twice.
     """
@@ -133,7 +147,7 @@ def wheel_layout(ctx: Context) -> pd.DataFrame:
     want = pd.Series(wanted, dtype="int64")  # type: ignore[arg-type]
     bad_counts = (counts != want).any(axis=1)
     bad_slots = (slots["nunique"] != 54) | (slots["size"] != 54)
-    bad = (bad_counts | bad_slots.reindex(counts.index, fill_value=True))
+    bad = (bad_counts | bad_slots.reindex(counts.index, fill_value=True)) & _layouts_whole(ctx, counts.index.to_series())
     if not bad.any():
         return no_hits()
     # The counts as text for the tables reported alone, a symbol at a time (row by row, 675 layouts: 20 ms).
@@ -223,11 +237,16 @@ def winning_symbol(ctx: Context) -> pd.DataFrame:
     """On a settled spin, the recorded symbol is the layout's symbol at stop_slot (a settled spin
     with no stop_slot, or a slot the layout lacks, is reported too). A slot the layout lists with
     two symbols (WHL201's finding) accepts either: the log cannot say which one the wheel bears.
+    A slot missing from a layout some of whose rows were quarantined (LOG001) is not judged.
 
     Passes: stop_slot 12, layout slot 12 = `7`, symbol `7`. Fails: symbol `2`.
     """
     s = _spins(ctx)
     bad = s["settled"] & (s["symbol"] != s["layout_symbol"]).fillna(True) & ~s["symbol_among_choices"]
+    # The slot's row may be the one quarantined: no symbol to compare with.
+    unread = s["stop_slot"].notna() & s["layout_symbol"].isna() & s["layout_choices"].isna()
+    if unread.any():
+        bad &= ~(unread & ~_layouts_whole(ctx, s["table_id"]))
     expected = s["layout_symbol"].where(s["layout_symbol"].notna(), s["layout_choices"])
     return hits(s, bad, round_col="spin_id", expected=expected, observed=s["symbol"])
 
