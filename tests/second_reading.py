@@ -350,6 +350,7 @@ def chemin_de_fer(bundle: Path) -> set[Key]:
         cs.sort(key=lambda c: (ts(c["ts"]), c["shoe_id"], int(c["coup_no"])))
         stint_won = 0
         stint_len = 0
+        stint_lost = False
         m = int(tables[tid]["min_cents"]) if tid in tables else None
         for k, c in enumerate(cs):
             cid = c["coup_id"]
@@ -358,10 +359,12 @@ def chemin_de_fer(bundle: Path) -> set[Key]:
                                              or (prev["shoe_id"] != c["shoe_id"] and c["coup_no"] == "1"))
             if prev is not None and prev["banker_id"] == c["banker_id"]:
                 stint_len += 1
+                stint_lost = stint_lost or not has_prev  # a coup of the stint missing: its winnings unknown
             else:
                 stint_len, stint_won = 1, 0
+                stint_lost = not has_prev and c["bank_event"] in ("retained", "shoe_carryover")  # kept from a missing coup
             stint_won += int(c["banker_result_cents"]) - int(c["cagnotte_cents"])
-            if c["garage_kind"] == "voluntary" and int(c["garage_cents"]) > 0:
+            if c["garage_kind"] == "voluntary" and int(c["garage_cents"]) > 0 and not stint_lost:
                 g = int(c["garage_cents"])
                 a = m is not None and stint_won > 50 * m and g <= stint_won
                 bb = stint_len >= 2 and g <= (int(c["bank_cents"]) + int(c["banker_result_cents"]) - int(c["cagnotte_cents"])) // 2

@@ -99,6 +99,20 @@ def test_cdf108_large_winnings_allow_a_garage_on_the_first_coup(tmp_path: Path) 
     assert found(audit(tmp_path, cdf([c1], s1), "CDF108")) == []
 
 
+def test_cdf108_a_stint_that_lost_a_coup_is_not_judged(tmp_path: Path) -> None:
+    # B1's first coup is unreadable (LOG001): in the log B1's stint starts at C2, whose bank it kept
+    # from C1, so neither the winnings so far nor whether C2 is the stint's second coup can be told.
+    # B2's stint, read whole, is judged: its first coup may not put half in the garage.
+    c1, s1 = won("C1", bank_event="initial", players_seated="four")
+    c2, s2 = won("C2", bank_cents=19500, bank_event="retained")
+    half = (19500 + 10000 - 500) // 2
+    c2.update(garage_cents=half, garage_kind="voluntary", bank_after_cents=19500 + 10000 - 500 - half)
+    c3, s3 = won("C3", banker_id="B2", banker_seat=2, bank_event="rotation", bank_cents=10000)
+    c3.update(garage_cents=5000, garage_kind="voluntary", bank_after_cents=10000 + 9500 - 5000)
+    f = audit(tmp_path, cdf([c1, c2, c3], s1 + s2 + s3), "CDF108", quarantine_ok=True)
+    assert found(f) == [("C3", None)]
+
+
 def test_cdf109_improper_garage(tmp_path: Path) -> None:
     ok, s1 = won("C1", bank_cents=95000)
     ok.update(garage_cents=4500, garage_kind="improper", bank_after_cents=100000)

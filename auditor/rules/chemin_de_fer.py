@@ -211,13 +211,22 @@ def voluntary_garage(ctx: Context) -> pd.DataFrame:
     the banker's second coup of the stint on, the garage is at most half of
     `bank_cents + banker_result_cents − cagnotte_cents` (rounded down). A stint is the run of
     consecutive coups of a table with the same banker (a shoe carry-over continues it). A garage of
-    0 cents is no garage, whatever garage_kind says.
+    0 cents is no garage, whatever garage_kind says. A garage is not judged once the stint so far
+    has a coup missing from the log (a gap in coup_no, LOG005's; a quarantined coup, LOG001's), nor
+    when the stint's first coup in the log kept a bank (`retained`, `shoe_carryover`) from a coup
+    that is missing: the winnings and the coups of the stint before it are unknown.
 
     Passes: second coup, bank 10,000, won 10,000, cagnotte 500 → garage 9,750. Fails: first coup of
     the stint, garage 5,000 with winnings of 9,500 and minimum 1,000.
     """
     c = cdf.coups(ctx)
     starts = _stint_starts(c)
+    # Where the stint lost a coup: a coup without its true predecessor, past the stint's first, or
+    # its first when the bank came from that missing coup.
+    first = starts == np.arange(len(c))
+    kept_bank = among(c["bank_event"], ("retained", "shoe_carryover"))
+    lost = ~c["has_prev"].to_numpy(dtype=bool) & (~first | kept_bank)
+    unknown = cumsum_in_runs(lost.astype(np.int64), starts) > 0
     net = c["banker_result_cents"] - c["cagnotte_cents"]
     winnings = pd.Series(cumsum_in_runs(net.to_numpy(), starts), index=c.index, copy=False)
     position = np.arange(len(c)) - starts + 1
@@ -226,7 +235,7 @@ def voluntary_garage(ctx: Context) -> pd.DataFrame:
     half = (c["bank_cents"] + net) // 2
     rule_b = (position >= 2) & (c["garage_cents"] <= half)
     voluntary = (c["garage_kind"] == "voluntary").fillna(False) & (c["garage_cents"] > 0)
-    bad = voluntary & ~(rule_a | rule_b)
+    bad = voluntary & ~(rule_a | rule_b) & ~unknown
     allowed = pd.Series(np.maximum(np.where(rule_a.to_numpy(), winnings, 0), np.where(position >= 2, half, 0)), index=c.index, copy=False)
     return hits(c, bad, round_col="coup_id", expected=lambda f: "<= " + allowed[f.index].astype(str), observed=c["garage_cents"])
 
