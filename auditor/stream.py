@@ -63,6 +63,7 @@ BIG = ("cdf_coups", "cdf_stakes", "wheel_spins", "wheel_bets", "dice_throws", "d
 LOG_EVERYWHERE = ("LOG001", "LOG002", "LOG003")
 # The tables whose quarantined rows leave a round's items incomplete (the items', and the rounds': an id
 # repeated), or a gaming table's layout.
+ROUND_TABLES_OF_ITEMS = {rounds for _, rounds in ITEM_ROUNDS.values()}
 LEFT_OUT_TABLES = [*ITEM_ROUNDS, *(rounds for _, rounds in ITEM_ROUNDS.values()), "wheel_layouts"]
 T = TypeVar("T")
 
@@ -568,6 +569,9 @@ def audit_by_partition(
     ids, repeated, unread, strays, out_of_time = _first_pass(path, lay, group_of, threads)
     unread |= static.unread
     first_seen: dict[str, dict[str, str]] = {table: {} for table in repeated}
+    # Round ids on more than one row of any part, as the whole audit finds them among the rows it reads.
+    ambiguous = {**static.ambiguous_rounds,
+                 **{t: pa.array(sorted(ids), type=pa.large_string()) for t, ids in repeated.items() if t in ROUND_TABLES_OF_ITEMS}}
     ids_seen = {**static.ids_seen, **ids}
     group_rules = [r for r in rules if set(r.tables) & partitioned or r.code in LOG_EVERYWHERE]
     static_rules = [r for r in rules if not set(r.tables) & partitioned]
@@ -638,12 +642,12 @@ def audit_by_partition(
                 # the group's are not. The replay's own sort then finds them in order (`is_sorted`),
                 # and so does the context for the next group, which sorted them again.
                 combined[table] = stable_sorted(combined[table], REPLAY_ORDER[table]).reset_index(drop=True)
-        frames, unmatched, known = set_aside_unmatched({**static.frames, **combined}, ids_seen)
+        frames, unmatched, known = set_aside_unmatched({**static.frames, **combined}, ids_seen, ambiguous)
         q = pd.concat(group_q, ignore_index=True) if group_q else static.quarantine.iloc[0:0]
         left_out += [part for part in group_q if len(part) and isin(part["table"], LEFT_OUT_TABLES).any()]
         so_far = pd.concat(left_out, ignore_index=True) if left_out else q.iloc[0:0]
         bundle = Bundle(path, group_sources, frames, q, ids_seen, unread=unread, unmatched=unmatched, _derived=known,
-                        left_out={str(t): rows for t, rows in so_far.groupby("table", sort=False)})
+                        left_out={str(t): rows for t, rows in so_far.groupby("table", sort=False)}, ambiguous_rounds=ambiguous)
         result = run_audit(bundle, ruleset, group_rules, lang=lang, workers=workers, figures=False)  # a group's own rows are summed below
         mine = {s.name for s in group_sources}.union(*(map(str, frame["_file"].unique()) for frame in own.values()))
         carried = set().union(*(_sources(c) for c in context.values())) if context else set()
@@ -662,7 +666,10 @@ def audit_by_partition(
         errors.update(result.errors)
         for game, secs in result.timings.items():
             timings[game] = timings.get(game, 0.0) + secs
-        own_bundle = Bundle(path, [], {**{t: v for t, v in static.frames.items() if t == "tables"}, **own}, q, ids_seen)
+        # The figures leave out the items of a round id written twice, as the whole audit's do (`split_items`).
+        counted = {t: rows[~isin(rows[ITEM_ROUNDS[t][0]], ambiguous[ITEM_ROUNDS[t][1]])] if t in ITEM_ROUNDS and ITEM_ROUNDS[t][1] in ambiguous else rows
+                   for t, rows in own.items()}
+        own_bundle = Bundle(path, [], {**{t: v for t, v in static.frames.items() if t == "tables"}, **counted}, q, ids_seen)
         figures.append(table_figures(own_bundle))
         for frame in own.values():
             for col in ("ts", "ts_open"):

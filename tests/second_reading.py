@@ -454,7 +454,13 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
                     untold.add(parent)
                 else:
                     left_out[parent].add(str(r[key]))
-    audited_rounds = {parent: {r[IDS[parent]] for r in kept[parent]} for _, parent in ROUND_OF.values() if parent in kept}
+    # A round id on more than one row read (kept or not): whose items are whose cannot be told, so its
+    # items are left out of the game rules, and its sums are not judged.
+    twice = {parent: {rid for rid, n in Counter(r[IDS[parent]] for r in rows(bundle / f"{parent}.csv")).items() if n > 1 and rid is not None}
+             for _, parent in ROUND_OF.values() if parent in kept}
+    for parent, ids in twice.items():
+        left_out[parent] |= {str(rid) for rid in ids}
+    audited_rounds = {parent: {r[IDS[parent]] for r in kept[parent]} - twice[parent] for _, parent in ROUND_OF.values() if parent in kept}
     kept_dir.mkdir(parents=True, exist_ok=True)
     (kept_dir / LEFT_OUT).write_text(json.dumps({"rounds": {t: sorted(ids) for t, ids in left_out.items()}, "untold": sorted(untold)}), encoding="utf-8")
     for name, rs in kept.items():

@@ -367,3 +367,25 @@ def test_a_stake_quarantined_a_part_before_its_coup_leaves_the_coup_unsummed_as_
     audit_both(bundle, tmp_path, rows=("2000000", "1"))
     rules = [json.loads(line)["rule"] for line in (tmp_path / "p1" / "violations.jsonl").read_text().splitlines()]
     assert rules == ["LOG001"]
+
+
+def test_a_coup_id_written_again_in_a_later_part_sets_its_stakes_aside_as_whole(tmp_path: Path) -> None:
+    """A coup of the last part logged under the id of a coup of the first: the stakes naming that id
+    may be either's, so neither coup's stakes are judged, whether the first part's group knows of the
+    later repeat or not (the first pass over every part's ids tells it)."""
+    import pandas as pd
+
+    simulate(tmp_path / "flat", seed=12, rounds=2000, games=["chemin_de_fer"], fmt="parquet")
+    partition(tmp_path / "flat", tmp_path / "parts", "%Y-%m-%dT%H")
+    parts = sorted((tmp_path / "parts" / "cdf_coups").glob("*.parquet"))
+    first, last = pd.read_parquet(parts[0]), pd.read_parquet(parts[-1])
+    last.loc[len(last) - 1, "coup_id"] = first.loc[0, "coup_id"]
+    last.to_parquet(parts[-1], index=False)
+    # A stake of the later coup, filed with it: judged against the first coup it would be over its bank (CDF106).
+    stakes = sorted((tmp_path / "parts" / "cdf_stakes").glob("*.parquet"))
+    later = pd.read_parquet(stakes[-1])
+    extra = later.iloc[[0]].assign(stake_id="S-LATER", coup_id=first.loc[0, "coup_id"], amount_cents=int(first.loc[0, "bank_cents"]) + 1)
+    pd.concat([later, extra], ignore_index=True).to_parquet(stakes[-1], index=False)
+    audit_both(tmp_path / "parts", tmp_path, rows=("2000000", "1"))
+    text = (tmp_path / "p1" / "violations.jsonl").read_text()
+    assert text.count('"rule": "LOG002"') == 1 and "S-LATER" not in text

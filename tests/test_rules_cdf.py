@@ -496,3 +496,17 @@ def test_cdf132_does_not_judge_a_banc_seguit_after_a_coup_whose_banc_was_quarant
     c2 = coup("C2", bank_cents=19500, bank_after_cents=19500)
     s2 = [stake_row("S2", "C2", player="P7", kind="banc_seguit", amount=19500)]
     assert found(audit(tmp_path, cdf([c1, c2], s1 + s2), "CDF132", quarantine_ok=True)) == []
+
+
+def test_stakes_of_a_coup_id_written_twice_are_judged_against_neither_coup(tmp_path: Path) -> None:
+    # Two different coups logged under one id (LOG002 on the second): the stakes naming it may be
+    # either's, so none is judged against the first (a punt the second coup's player won would read
+    # as wrongly paid, CDF128, and the first coup's accounts as unbalanced, CDF110). C3 is judged.
+    c1, s1 = won("C1")
+    c2, s2 = lost("C2", bank_event="rotation", banker_id="B2")
+    c2["coup_id"] = "C1"
+    s2 = [stake_row("C2-S1", "C1", amount=10000, result=10000)]
+    c3, s3 = won("C3", bank_event="rotation", banker_id="B3")
+    s3[0]["result_cents"] = -9000
+    f = audit(tmp_path, cdf([c1, c2, c3], s1 + s2 + s3), "CDF110,CDF128", quarantine_ok=True)
+    assert found(f) == [("C3", None), ("C3", "C3-S1")]

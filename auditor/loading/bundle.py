@@ -21,6 +21,7 @@ from typing import TypeVar
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 from pandas.api.types import union_categoricals
 
 from auditor.frames import arrow, coded, isin, later_occurrences, positions
@@ -87,6 +88,9 @@ class Bundle:
     # the audit by partition, the unpartitioned tables' and every group's so far (a stake may be
     # read a group before its coup). None: read from `quarantine`.
     left_out: dict[str, pd.DataFrame] | None = None
+    # Each round table's ids on more than one row read: their items are set aside (`split_items`),
+    # and their sums not judged (`rounds_missing_items`).
+    ambiguous_rounds: dict[str, pa.Array] = field(default_factory=dict)
     _derived: dict[Hashable, object] = field(default_factory=dict, repr=False, compare=False)
     _locks: BuildLocks = field(default_factory=BuildLocks, repr=False, compare=False)
 
@@ -120,7 +124,8 @@ class Bundle:
         told = pd.notna(ids) & (ids != "")
         repeated = theirs["round_id"].astype(object).to_numpy()[theirs["rule"].astype(object).to_numpy() == "LOG002"]
         untold = bool((~told).any()) or items in self.unread
-        both = np.concatenate([ids[told], repeated[pd.notna(repeated)]]).astype(str)
+        twice = self.ambiguous_rounds.get(rounds)
+        both = np.concatenate([ids[told], repeated[pd.notna(repeated)], twice.to_numpy(zero_copy_only=False) if twice is not None else []]).astype(str)
         return pa.array(both, type=pa.large_string()), untold
 
     def tables_missing_rows(self, table: str) -> tuple[pa.Array, bool]:
@@ -154,20 +159,24 @@ def positions_key(child: str, key: str, parent: str) -> Hashable:
     return ("positions", child, key, parent)
 
 
-def split_items(keys: pd.Series, keep: np.ndarray, round_ids: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def split_items(keys: pd.Series, keep: np.ndarray, round_ids: pd.Series, ambiguous: pa.Array | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(kept, aside, positions) for the rows of an item table that `keep` marks: `kept` those whose
     `keys` name one of `round_ids` (the audited rounds), `aside` the others (orphans, LOG003's, or
     items of a quarantined round: no game rule judges them), and each kept row's round position.
+    An item naming an `ambiguous` id (one on more than one row of its round table: LOG002's, or a
+    quarantined row's too) is set aside as well: which of those rounds it belongs to cannot be told.
     Items are set aside once, at load, not by each game joining them to their rounds: the join
     would copy millions of items beside the bundle's own."""
     at = positions(keys, round_ids)
     known = at >= 0
+    if ambiguous is not None and len(ambiguous):
+        known &= ~isin(keys, ambiguous)
     kept = keep & known
     return kept, keep & ~known, at[kept]
 
 
 def set_aside_unmatched(
-    frames: dict[str, pd.DataFrame], ids_seen: dict[str, pa.Array]
+    frames: dict[str, pd.DataFrame], ids_seen: dict[str, pa.Array], ambiguous: dict[str, pa.Array] | None = None
 ) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame], dict[Hashable, object]]:
     """(frames, unmatched, positions) for frames already loaded (the audit by partition's groups):
     `split_items` on each item table whose round table has a file, the items set aside moved from
@@ -180,7 +189,7 @@ def set_aside_unmatched(
         if child not in out or parent not in out or parent not in ids_seen:
             continue
         items = out[child]
-        kept, aside, at = split_items(items[key], np.ones(len(items), dtype=bool), out[parent][TABLES[parent].id_column])
+        kept, aside, at = split_items(items[key], np.ones(len(items), dtype=bool), out[parent][TABLES[parent].id_column], (ambiguous or {}).get(parent))
         if aside.any():
             out[child], unmatched[child] = items[kept].reset_index(drop=True), items[aside].reset_index(drop=True)
         cache[positions_key(child, key, parent)] = at
@@ -424,7 +433,7 @@ def _unreadable(table: Table, name: str, reason: str, rows: int | None = None) -
     )
 
 
-def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.ndarray) -> tuple[np.ndarray, pd.DataFrame, pa.Array]:
+def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.ndarray) -> tuple[np.ndarray, pd.DataFrame, pa.Array, pa.Array]:
     """Later occurrences of an id among the clean rows of `frame` (all rows read, typed; `clean`
     marks those that passed LOG001; `ids` the own id of each of its rows): their mask and LOG002
     records, and, for a table others name, every distinct id its rows hold (quarantined rows
@@ -434,14 +443,17 @@ def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.nd
     row holds are found without hashing an id twice."""
     none = pd.DataFrame(columns=QUARANTINE_COLUMNS)
     no_dup = np.zeros(len(frame), dtype=bool)
+    nothing = pa.array([], type=pa.large_string())
     if not len(ids):
-        return no_dup, none, pa.array([], type=pa.large_string())
+        return no_dup, none, nothing, nothing
     if len(ids) != len(frame):
         raise AssertionError(f"{table.name}: {len(ids)} ids for {len(frame)} rows")
     later_rows, firsts, seen = later_occurrences(arrow(ids), distinct=table.name in NAMED_BY_OTHERS)
     named = firsts >= 0  # not the rows of a missing id
+    # Ids on more than one row read, clean or not: whose items are whose cannot be told.
+    twice = pc.unique(arrow(ids).take(pa.array(later_rows[named], type=pa.int64()))) if named.any() else nothing
     if not table.id_column or not clean.any() or not named.any():
-        return no_dup, none, seen
+        return no_dup, none, seen, twice
     # Only the rows whose id an earlier row holds, and those earlier rows, can be repeats: a few
     # among millions (working out every clean row's first clean occurrence took three passes over 4M bets).
     repeats, first_of = later_rows[named], firsts[named]
@@ -457,13 +469,13 @@ def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.nd
     first_row = first_clean[group]
     later = first_row != held
     if not later.any():
-        return no_dup, none, seen
+        return no_dup, none, seen, twice
     dup = no_dup
     dup[held[later]] = True
     at = first_row[later]
     rows = frame[dup]
     first_at = frame["_file"].iloc[at].to_numpy(dtype=object) + ":" + frame["_line"].to_numpy()[at].astype(str).astype(object)
-    return dup, duplicate_rows(table.name, rows, first_at), seen
+    return dup, duplicate_rows(table.name, rows, first_at), seen, twice
 
 
 def duplicate_rows(table: str, rows: pd.DataFrame, first_at: np.ndarray | list[str]) -> pd.DataFrame:
@@ -601,10 +613,11 @@ class _TableLoad:
     seen: pa.Array | None
     unmatched: pd.DataFrame | None = None  # items of no audited round (`split_items`)
     round_positions: np.ndarray | None = None  # of each item in `frame`
+    repeated: pa.Array | None = None  # ids on more than one row read (`_deduplicate`)
 
 
 def _load_table(
-    table: Table, paths: list[Path], root: Path, say: Progress, round_ids: Callable[[], pd.Series | None] | None = None
+    table: Table, paths: list[Path], root: Path, say: Progress, round_ids: Callable[[], tuple[pd.Series, pa.Array | None] | None] | None = None
 ) -> _TableLoad:
     """Every file of one table: clean rows in file order, their quarantine, and the ids they name.
     For an item table, `round_ids` gives the ids of its audited rounds (None: the round table has no
@@ -615,18 +628,18 @@ def _load_table(
     if not len(loaded.typed):
         seen = pa.array([], type=pa.large_string()) if loaded.sources else None
         return _TableLoad(loaded.sources, _empty(table), loaded.quarantine, pd.DataFrame(columns=QUARANTINE_COLUMNS), seen)
-    dup, dups, seen = _deduplicate(table, loaded.typed, loaded.ids, loaded.is_clean)
+    dup, dups, seen, twice = _deduplicate(table, loaded.typed, loaded.ids, loaded.is_clean)
     keep = loaded.is_clean & ~dup
     unmatched = at = None
     rounds = round_ids() if round_ids is not None else None
     if rounds is not None:
-        keep, aside, at = split_items(loaded.typed[ITEM_ROUNDS[table.name][0]], keep, rounds)
+        keep, aside, at = split_items(loaded.typed[ITEM_ROUNDS[table.name][0]], keep, *rounds)
         unmatched = clean_rows(table, loaded.typed, aside) if aside.any() else None
     # The last use of the rows read: each column let go once its clean rows are copied, unless every
     # row was set aside (`unmatched` is then the frame itself).
     clean = clean_rows(table, loaded.typed, keep, consume=unmatched is not loaded.typed)
     return _TableLoad(loaded.sources, clean, loaded.quarantine, dups,
-                      seen if table.name in NAMED_BY_OTHERS else None, unmatched, at)
+                      seen if table.name in NAMED_BY_OTHERS else None, unmatched, at, twice)
 
 
 class BundleLoad:
@@ -662,14 +675,14 @@ class BundleLoad:
         size, rounds = self.size, set(self.rounds_of.values())
         return sorted(self.wanted, key=lambda t: (t not in rounds, size[t] if smallest_first and t not in rounds else -size[t]))
 
-    def _round_ids(self, child: str) -> Callable[[], pd.Series | None] | None:
+    def _round_ids(self, child: str) -> Callable[[], tuple[pd.Series, pa.Array | None] | None] | None:
         if child not in self.rounds_of:
             return None
         parent = self.rounds_of[child]
 
-        def ids() -> pd.Series | None:
+        def ids() -> tuple[pd.Series, pa.Array | None] | None:
             done = self.loads[parent] if parent in self.loads else self.pending[parent].result()
-            return None if done.seen is None else done.frame[TABLES[parent].id_column]
+            return None if done.seen is None else (done.frame[TABLES[parent].id_column], done.repeated)
         return ids
 
     def load_one(self, table: str) -> _TableLoad:
@@ -689,6 +702,8 @@ class BundleLoad:
         bundle.frames[table] = load.frame
         assert bundle.left_out is not None
         bundle.left_out[table] = _records([*load.quarantine, load.duplicates])
+        if load.repeated is not None and len(load.repeated):
+            bundle.ambiguous_rounds[table] = load.repeated
         if load.unmatched is not None:
             bundle.unmatched[table] = load.unmatched
         if load.round_positions is not None:
