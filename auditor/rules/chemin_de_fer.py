@@ -268,8 +268,9 @@ def bank_continuity(ctx: Context) -> pd.DataFrame:
     """On a settled coup, `banker_result_cents = −Σ result_cents` of its stakes, and
     `bank_after_cents = bank_cents + banker_result_cents − cagnotte_cents − garage_cents`. The
     first is not judged when a stake of the coup was left out of the audit (quarantined, LOG001,
-    or its id repeated, LOG002), or the bundle holds no stakes: the sum would not be the coup's
-    (one unreadable stake made a clean coup's accounts look wrong).
+    or its id repeated, LOG002), when the coup's own id is on two rows (its stakes may be either
+    coup's), or when the bundle holds no stakes: the sum would not be the coup's (one unreadable
+    stake made a clean coup's accounts look wrong).
 
     Passes: bank 10,000, stakes −6,000 and −4,000, result +10,000, cagnotte 500, garage 0, after
     19,500. Fails: the same with after 20,000.
