@@ -279,18 +279,15 @@ def coerce(table: Table, raw: pd.DataFrame) -> tuple[pd.DataFrame, list[CellErro
     if "status" in raw.columns:
         status = _enum_cells(raw["status"])
     for column in table.columns:
-        if column.name not in raw.columns:
-            out[column.name] = _null_frame(column, len(raw), raw.index)
+        if column.name in raw.columns:
+            cells = raw[column.name]
+        elif column.req == "settled" and status is not None:
             # A column required for settled rows, left out of the file, is missing from every one of
-            # them, as if each cell were empty (as it is for a file of a partition without it).
-            if column.req == "settled" and status is not None:
-                if settled is None:
-                    settled = status.eq("settled").fillna(False).astype(bool)
-                if settled.any():
-                    rows = np.flatnonzero(settled.to_numpy())
-                    errors.append(CellErrors(rows, column.name, "required value missing", pd.Series(None, index=raw.index[rows], dtype=object)))
+            # them: typed and checked as if each cell were empty (as for a partition without it).
+            cells = pd.Series(None, index=raw.index, dtype=object)
+        else:
+            out[column.name] = _null_frame(column, len(raw), raw.index)
             continue
-        cells = raw[column.name]
         values, bad, reason = parse_column(cells, column)
         bad = bad.fillna(False).astype(bool) if isinstance(bad, pd.Series) else bad
         if bad.any():
