@@ -61,10 +61,9 @@ from auditor.schema import ITEM_ROUNDS, NAMED_BY_OTHERS, REPLAY_ORDER, REPORTED_
 
 BIG = ("cdf_coups", "cdf_stakes", "wheel_spins", "wheel_bets", "dice_throws", "dice_bets")
 LOG_EVERYWHERE = ("LOG001", "LOG002", "LOG003")
-# The tables whose quarantined rows leave a round's items incomplete (the items', and the rounds': an id
-# repeated), or a gaming table's layout.
 ROUND_TABLES_OF_ITEMS = {rounds for _, rounds in ITEM_ROUNDS.values()}
-LEFT_OUT_TABLES = [*ITEM_ROUNDS, *(rounds for _, rounds in ITEM_ROUNDS.values()), "wheel_layouts"]
+# The tables whose quarantined rows leave a round's items, or a gaming table's layout, incomplete.
+LEFT_OUT_TABLES = [*ITEM_ROUNDS, "wheel_layouts"]
 T = TypeVar("T")
 
 

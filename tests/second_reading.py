@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import calendar
 import csv
-import json
 import itertools
+import json
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
-from typing import Callable
 
 Row = dict[str, str | None]
 Key = tuple[str, str, str | None]
@@ -429,7 +429,6 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
     ids_read: dict[str, set[str | None]] = {}
     left_out: dict[str, set[str]] = defaultdict(set)  # round table -> rounds some of whose items were not kept
     untold: set[str] = set()  # round tables with an item left out that names no round
-    rounds_of = {parent: name for name, (_, parent) in ROUND_OF.items()}
     present = {name: id_col for name, id_col in IDS.items() if (bundle / f"{name}.csv").exists()}
     for name, id_col in present.items():
         read = rows(bundle / f"{name}.csv")
@@ -442,8 +441,6 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
                 out.add(("LOG001", source, None))
             elif r[id_col] in seen:
                 out.add(("LOG002", source, None))
-                if name in rounds_of:  # a round id twice: whose items are whose cannot be told
-                    left_out[name].add(str(r[id_col]))
             else:
                 seen.add(r[id_col])
                 kept[name].append(r | {"_source": source})

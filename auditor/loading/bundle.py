@@ -111,32 +111,31 @@ class Bundle:
         q = self.quarantine
         return q[q["table"].astype(object).to_numpy() == table] if len(q) else _NO_RECORDS
 
+    def _named_by_left_out(self, table: str, column: str) -> tuple[pa.Array, bool]:
+        """The `column` values (round or table ids) that `table`'s rows left out name, and whether a
+        row was left out that names none (its cell empty, or a file that could not be read)."""
+        ids = self._left_out(table)[column].astype(object).to_numpy()
+        told = pd.notna(ids) & (ids != "")
+        return pa.array(ids[told].astype(str), type=pa.large_string()), bool((~told).any()) or table in self.unread
+
     def rounds_missing_items(self, items: str) -> tuple[pa.Array, bool]:
         """(ids, untold) for an item table (`ITEM_ROUNDS`): the ids of the rounds some of whose items
         were left out of the audit (a row quarantined: a bad cell, a repeated id, a stake of a settled
-        coup without its result), or cannot be told from another round's (the round's own id
-        repeated); and whether items were left out whose round cannot be told (a file that could not
-        be read, a row whose round id is missing). A sum or count of a round's items is then not the
-        round's own: a rule that judges one leaves those rounds unjudged, LOG001 and LOG002 report why."""
-        _, rounds = ITEM_ROUNDS[items]
-        mine, theirs = self._left_out(items), self._left_out(rounds)
-        ids = mine["round_id"].astype(object).to_numpy()
-        told = pd.notna(ids) & (ids != "")
-        repeated = theirs["round_id"].astype(object).to_numpy()[theirs["rule"].astype(object).to_numpy() == "LOG002"]
-        untold = bool((~told).any()) or items in self.unread
-        twice = self.ambiguous_rounds.get(rounds)
-        both = np.concatenate([ids[told], repeated[pd.notna(repeated)], twice.to_numpy(zero_copy_only=False) if twice is not None else []]).astype(str)
-        return pa.array(both, type=pa.large_string()), untold
+        coup without its result), or cannot be told from another round's (the round's own id on two
+        rows: `ambiguous_rounds`, its items set aside); and whether items were left out whose round
+        cannot be told (a file that could not be read, a row whose round id is missing). A sum or
+        count of a round's items is then not the round's own: a rule that judges one leaves those
+        rounds unjudged, LOG001 and LOG002 report why."""
+        ids, untold = self._named_by_left_out(items, "round_id")
+        twice = self.ambiguous_rounds.get(ITEM_ROUNDS[items][1])
+        return (pa.concat_arrays([ids, twice.cast(pa.large_string())]) if twice is not None else ids), untold
 
     def tables_missing_rows(self, table: str) -> tuple[pa.Array, bool]:
         """(table ids, untold) for a table of rows per gaming table (wheel_layouts): the tables some of
         whose rows were quarantined, and whether a row was left out whose table cannot be told (no
         table_id, or a file that could not be read). What was read of those tables' rows is not
         all of them: a rule that judges them whole leaves those tables unjudged."""
-        ids = self._left_out(table)["table_id"].astype(object).to_numpy()
-        told = pd.notna(ids) & (ids != "")
-        untold = bool((~told).any()) or table in self.unread
-        return pa.array(ids[told].astype(str), type=pa.large_string()), untold
+        return self._named_by_left_out(table, "table_id")
 
     def parent_positions(self, child: str, key: str, parent: str) -> np.ndarray:
         """For each row of `child`, the row position in `parent` of the record its `key` names, -1

@@ -152,7 +152,7 @@ class Context:
     def items_known(self, items: str, round_ids: pd.Series, counts: np.ndarray) -> np.ndarray:
         """Whether every one of each round's `items` (stakes, bets) is in the audit, for the rounds
         `round_ids` with `counts` items each (`Bundle.rounds_missing_items`): a rule that judges a
-        sum or count of a round's items judges only these. None is where the bundle has no such
+        sum or count of a round's items judges only these. None is, where the bundle has no such
         table: a round's items cannot be summed from a log that does not hold them."""
         if not self.has(items):
             return np.zeros(len(round_ids), dtype=bool)
