@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.frames import among, arrow, cumsum_in_runs, differs_from_previous, equal, in_sorted, reduce_by, row_any, row_sums, run_starts, sums_by, unique_inverse
+from auditor.frames import among, arrow, cumsum_in_runs, differs_from_previous, equal, in_sorted, reduce_by, row_sums, run_starts, sums_by, unique_inverse
 from auditor.rules import cdf_replay as cdf
 from auditor.rules.base import Context, Offending, at_least, hits, no_hits, rule
 
@@ -410,19 +410,36 @@ def six_decks(ctx: Context) -> pd.DataFrame:
     decks = in_force.to_numpy() if isinstance(in_force, pd.Series) else np.asarray(in_force)  # a coup's (one value: never changed)
     # Worked out a coup at a time, then card by card for the few coups that may break a limit: a card
     # a shoe holds more often than the fewest decks in force, or a coup past the shoe's size. Arrays
-    # of a card each (6M cards a million coups) cost this rule most of its time in fresh memory.
+    # of a card each (6M cards a million coups) cost this rule most of its time in fresh memory, so
+    # the cards are counted a slot (a column of a card a coup) at a time.
     dealt = row_sums(present, index)
     before = cumsum_in_runs(dealt, run_starts(new_shoe)) - dealt  # cards the shoe dealt before each coup
     beyond = len(shoe) and int(shoe[-1]) + 1
-    key: np.ndarray = np.multiply(shoe[:, None], 52, dtype=index) + codes.astype(index)
-    key[~present] = beyond * 52  # no card: a bin of its own, after every shoe's
-    often = np.bincount(key.ravel(), minlength=beyond * 52 + 1) > np.min(decks)
+    first_bin = shoe.astype(np.intp) * 52
+    no_card = beyond * 52  # a bin of its own, after every shoe's
+
+    def bins(j: int) -> np.ndarray:
+        """The bin of the card each coup dealt in slot `j`: its shoe's and its card's."""
+        at = first_bin + codes[:, j]
+        at[~present[:, j]] = no_card
+        return at
+
+    held = np.zeros(no_card + 1, dtype=np.intp)
+    for j in range(codes.shape[1]):
+        held += np.bincount(bins(j), minlength=no_card + 1)
+    often = held > np.min(decks)
     often[-1] = False
-    suspect = often[key]  # every copy of a card some shoe holds more often than the fewest decks
-    coups = np.flatnonzero(row_any(suspect) | (before + dealt > decks * 52))
+    suspect_coup = np.zeros(len(order), dtype=bool)  # a coup dealing a card its shoe holds too often
+    if often.any():
+        for j in range(codes.shape[1]):
+            suspect_coup |= often[bins(j)]
+    coups = np.flatnonzero(suspect_coup | (before + dealt > decks * 52))
     if not len(coups):
         return no_hits()
     # The cards of those coups, in dealing order (a coup's punt cards, then its banker's).
+    key = first_bin[coups, None] + codes[coups]
+    key[~present[coups]] = no_card
+    suspect = often[key]  # every copy of a card some shoe holds more often than the fewest decks
     theirs = present[coups]
     at_coup, slot = np.nonzero(theirs)
     rows = coups[at_coup]
@@ -431,9 +448,9 @@ def six_decks(ctx: Context) -> pd.DataFrame:
     decks_of = decks[rows] if np.ndim(decks) else decks
     # The n-th copy of a suspect card within its shoe: every copy of it is a suspect, so counting among
     # them counts every copy dealt; any other card is within any limit.
-    counted = np.flatnonzero(suspect[rows, slot])
+    counted = np.flatnonzero(suspect[at_coup, slot])
     copies_at = np.ones(len(rows), dtype=np.int64)
-    keys = key[rows[counted], slot[counted]]
+    keys = key[at_coup[counted], slot[counted]]
     copies_at[counted] = pd.Series(keys).groupby(keys, sort=False).cumcount().to_numpy() + 1
     over_card = copies_at > decks_of
     over_shoe = nth > decks_of * 52
