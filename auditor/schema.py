@@ -286,6 +286,8 @@ ITEM_ROUNDS: dict[str, tuple[str, str]] = {
     "wheel_bets": ("spin_id", "wheel_spins"),
     "dice_bets": ("throw_id", "dice_throws"),
 }
+# The round tables that items name: a round id on two of their rows leaves its items' round untold.
+ROUND_TABLES_OF_ITEMS: frozenset[str] = frozenset(parent for _, parent in ITEM_ROUNDS.values())
 
 # A round table names the game its table must be of (LOG003).
 ROUND_TABLES: dict[str, str] = {

@@ -57,11 +57,10 @@ from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame,
 from auditor.report.outputs import data_period
 from auditor.rules import Rule
 from auditor.ruleset import Ruleset
-from auditor.schema import ITEM_ROUNDS, NAMED_BY_OTHERS, REPLAY_ORDER, REPORTED_ON, TABLES, Column
+from auditor.schema import ITEM_ROUNDS, NAMED_BY_OTHERS, REPLAY_ORDER, REPORTED_ON, ROUND_TABLES_OF_ITEMS, TABLES, Column
 
 BIG = ("cdf_coups", "cdf_stakes", "wheel_spins", "wheel_bets", "dice_throws", "dice_bets")
 LOG_EVERYWHERE = ("LOG001", "LOG002", "LOG003")
-ROUND_TABLES_OF_ITEMS = {rounds for _, rounds in ITEM_ROUNDS.values()}
 # The tables whose quarantined rows leave a round's items, or a gaming table's layout, incomplete.
 LEFT_OUT_TABLES = [*ITEM_ROUNDS, "wheel_layouts"]
 T = TypeVar("T")

@@ -32,6 +32,7 @@ from auditor.schema import (
     ITEM_ROUNDS,
     NAMED_BY_OTHERS,
     REPORTED_ON,
+    ROUND_TABLES_OF_ITEMS,
     SETTLED_VIA_PARENT,
     TABLES,
     Table,
@@ -436,7 +437,8 @@ def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.nd
     """Later occurrences of an id among the clean rows of `frame` (all rows read, typed; `clean`
     marks those that passed LOG001; `ids` the own id of each of its rows): their mask and LOG002
     records, and, for a table others name, every distinct id its rows hold (quarantined rows
-    included, for LOG003; for any other table they may be left out).
+    included, for LOG003; for any other table they may be left out), and, for a round table that
+    items name, its ids on more than one row read (`Bundle.ambiguous_rounds`).
 
     The ids of every row read are matched once (`later_occurrences`): the rows whose id an earlier
     row holds are found without hashing an id twice."""
@@ -447,10 +449,11 @@ def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.nd
         return no_dup, none, nothing, nothing
     if len(ids) != len(frame):
         raise AssertionError(f"{table.name}: {len(ids)} ids for {len(frame)} rows")
-    later_rows, firsts, seen = later_occurrences(arrow(ids), distinct=table.name in NAMED_BY_OTHERS)
+    own = arrow(ids)
+    later_rows, firsts, seen = later_occurrences(own, distinct=table.name in NAMED_BY_OTHERS)
     named = firsts >= 0  # not the rows of a missing id
-    # Ids on more than one row read, clean or not: whose items are whose cannot be told.
-    twice = pc.unique(arrow(ids).take(pa.array(later_rows[named], type=pa.int64()))) if named.any() else nothing
+    # A round table's ids on more than one row read, clean or not: whose items are whose cannot be told.
+    twice = pc.unique(own.take(pa.array(later_rows[named], type=pa.int64()))) if named.any() and table.name in ROUND_TABLES_OF_ITEMS else nothing
     if not table.id_column or not clean.any() or not named.any():
         return no_dup, none, seen, twice
     # Only the rows whose id an earlier row holds, and those earlier rows, can be repeats: a few
@@ -612,7 +615,7 @@ class _TableLoad:
     seen: pa.Array | None
     unmatched: pd.DataFrame | None = None  # items of no audited round (`split_items`)
     round_positions: np.ndarray | None = None  # of each item in `frame`
-    repeated: pa.Array | None = None  # ids on more than one row read (`_deduplicate`)
+    repeated: pa.Array | None = None  # a round table's ids on more than one row read (`_deduplicate`)
 
 
 def _load_table(
