@@ -96,35 +96,37 @@ def parse_hands(cards: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def replay(coups: pd.DataFrame, ctx: Context) -> pd.DataFrame:
     pv, pc, pn = parse_hands(coups["player_cards"])
     bv, bc, bn = parse_hands(coups["banker_cards"])
-    out = pd.DataFrame(index=coups.index)
     p2 = (pv[:, 0] + pv[:, 1]) % 10
     b2 = (bv[:, 0] + bv[:, 1]) % 10
     p_final = (p2 + np.where(pn == 3, pv[:, 2], 0)) % 10
     b_final = (b2 + np.where(bn == 3, bv[:, 2], 0)) % 10
-    out["p2"], out["b2"], out["p_final"], out["b_final"] = p2, b2, p_final, b_final
-    out["player_drew"] = pn == 3
-    out["banker_drew"] = bn == 3
-    out["third_card"] = np.where(pn == 3, pv[:, 2], -1)
-    out["natural"] = (p2 >= 8) | (b2 >= 8)
+    third_card = np.where(pn == 3, pv[:, 2], -1)
+    # The columns gathered first and made a frame at once: a column set at a time costs pandas an
+    # insertion each (some 20 columns: 17 ms).
+    out: dict[str, object] = {"p2": p2, "b2": b2, "p_final": p_final, "b_final": b_final,
+                              "player_drew": pn == 3, "banker_drew": bn == 3, "third_card": third_card,
+                              "natural": (p2 >= 8) | (b2 >= 8)}
     for i, name in enumerate(CARD_CODES):  # kept for CDF121, which counts each card a shoe deals
         out[name] = (pc if i < 3 else bc)[:, i % 3]
     # A Categorical of the outcome enum's names: the rules compare it with a name, a code comparison.
     outcome = np.select([p_final > b_final, p_final < b_final], [0, 1], 2).astype(np.int8)
-    out["true_outcome"] = coded(outcome, ["player", "banker", "tie"], out.index)
+    out["true_outcome"] = coded(outcome, ["player", "banker", "tie"], coups.index)
 
     opt5 = np.asarray(ctx.param("player_optional_5", coups["ts"]), dtype=bool)
-    player_rule = np.select([p2 <= 4, p2 == 5, p2 <= 7], [DRAW, np.where(opt5, OPTION, DRAW), STAND], STAND)
-    out["player_rule"] = player_rule
+    out["player_rule"] = np.select([p2 <= 4, p2 == 5, p2 <= 7], [DRAW, np.where(opt5, OPTION, DRAW), STAND], STAND)
     o39 = np.asarray(ctx.param("banker_optional_3_vs_9", coups["ts"]), dtype=bool)
     o54 = np.asarray(ctx.param("banker_optional_5_vs_4", coups["ts"]), dtype=bool)
-    column = out["third_card"].to_numpy() + 1
+    column = third_card + 1
     total = np.clip(b2, 0, 9)
     strict = banker_tableau(False, False)[total, column]
     # The two options of VI only widen the chart: apply them where the ruleset grants them.
     widened = np.where(o39 & (total == 3) & (column == 10), OPTION, strict)
-    widened = np.where(o54 & (total == 5) & (column == 5), OPTION, widened)
-    out["banker_rule"] = widened
-    return out
+    out["banker_rule"] = np.where(o54 & (total == 5) & (column == 5), OPTION, widened)
+    return pd.DataFrame(out, index=coups.index, copy=False)
+
+
+# What `_stake_aggregates` gives each coup.
+STAKE_AGGREGATES = ("stake_result_sum", "punt_side_total", "abonament_total", "abonament_won", "abonaments", "bancs", "any_banc", "stakes")
 
 
 def _stake_aggregates(stakes: pd.DataFrame, at: np.ndarray, n: int) -> dict[str, np.ndarray]:
@@ -137,15 +139,15 @@ def _stake_aggregates(stakes: pd.DataFrame, at: np.ndarray, n: int) -> dict[str,
     res = stakes["result_cents"][mine].fillna(0).to_numpy(dtype=np.int64)
     amount = stakes["amount_cents"][mine].to_numpy(dtype=np.int64)
 
-    def total(weights: np.ndarray) -> np.ndarray:  # exact: compared with the coup's own integers
-        return sums_by(at, weights, n)
-
+    # Exact sums: compared with the coup's own integers. The few abonaments are summed alone, not as
+    # a column of millions of zeros (2M stakes: 30 -> 3 ms).
+    at_abon = at[abon]
     return {
-        "stake_result_sum": total(res),
-        "punt_side_total": total(np.where(punt_side, amount, 0)),
-        "abonament_total": total(np.where(abon, amount, 0)),
-        "abonament_won": total(np.where(abon, np.clip(res, 0, None), 0)),
-        "abonaments": np.bincount(at[abon], minlength=n),
+        "stake_result_sum": sums_by(at, res, n),
+        "punt_side_total": sums_by(at, np.where(punt_side, amount, 0), n),
+        "abonament_total": sums_by(at_abon, amount[abon], n),
+        "abonament_won": sums_by(at_abon, np.clip(res[abon], 0, None), n),
+        "abonaments": np.bincount(at_abon, minlength=n),
         "bancs": np.bincount(at[among(kind, BANC_KINDS)], minlength=n),
         "any_banc": np.bincount(at[among(kind, (*BANC_KINDS, "banc_amb_la_taula"))], minlength=n),
         "stakes": np.bincount(at, minlength=n),
@@ -167,12 +169,11 @@ def prepare_coups(ctx: Context) -> pd.DataFrame:
     if ctx.has("cdf_stakes"):
         # Each stake's coup by position in the sorted coups: aggregated here, joined in `stakes`.
         at = ctx.round_positions("cdf_stakes", "coup_id", "cdf_coups", df)
-        for col, values in _stake_aggregates(ctx.frame("cdf_stakes"), at, len(df)).items():
-            df[col] = values
-    for col in ("stake_result_sum", "punt_side_total", "abonament_total", "abonament_won", "abonaments", "bancs", "any_banc", "stakes"):
-        if col not in df:
-            df[col] = 0
-        df[col] = df[col].fillna(0).astype("int64")
+        aggregates = _stake_aggregates(ctx.frame("cdf_stakes"), at, len(df))
+    else:
+        aggregates = {col: np.zeros(len(df), dtype=np.int64) for col in STAKE_AGGREGATES}
+    # Joined at once: a column set at a time costs pandas an insertion each.
+    df = pd.concat([df, pd.DataFrame({col: aggregates[col].astype(np.int64, copy=False) for col in STAKE_AGGREGATES}, index=df.index, copy=False)], axis=1)
     # Whether the coup's stakes are all in the audit: its sums and counts of stakes are judged only then.
     df["stakes_known"] = ctx.items_known("cdf_stakes", df["coup_id"], df["stakes"].to_numpy())
     # The table's previous coup, in time order: sequence rules compare with it. Only a true
