@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.frames import among, arrow, cumsum_in_runs, differs_from_previous, equal, in_sorted, reduce_by, row_sums, run_starts, sums_by, unique_inverse
+from auditor.frames import among, arrow, cumsum_in_runs, differs_from_previous, equal, in_sorted, reduce_by, run_starts, sums_by, unique_inverse
 from auditor.rules import cdf_replay as cdf
 from auditor.rules.base import Context, Offending, at_least, hits, no_hits, rule
 
@@ -399,11 +399,10 @@ def six_decks(ctx: Context) -> pd.DataFrame:
         return no_hits()
     # The cards as the replay parsed them: six small integer columns sorted, not the hands' text.
     order = cdf.in_shoe_order(c, cdf.CARD_CODES)
-    codes = np.stack([order[name].to_numpy() for name in cdf.CARD_CODES], axis=1)  # n × 6, -1 = no card
-    present = codes >= 0
+    slots = [order[name].to_numpy() for name in cdf.CARD_CODES]  # a card code a coup each, -1 = no card
     # Coups are sorted by shoe, so each shoe's cards are one contiguous run.
     new_shoe = ~cdf.same_shoe_as_previous(order).to_numpy(dtype=bool)
-    small = len(order) * 52 < 2**31
+    small = len(order) * 53 < 2**31
     index = np.int32 if small else np.int64
     shoe = np.cumsum(new_shoe, dtype=index) - 1
     in_force = ctx.param("decks", order["ts"])
@@ -412,38 +411,39 @@ def six_decks(ctx: Context) -> pd.DataFrame:
     # a shoe holds more often than the fewest decks in force, or a coup past the shoe's size. Arrays
     # of a card each (6M cards a million coups) cost this rule most of its time in fresh memory, so
     # the cards are counted a slot (a column of a card a coup) at a time.
-    dealt = row_sums(present, index)
+    dealt = np.zeros(len(order), dtype=index)
+    for codes_of_slot in slots:
+        dealt += codes_of_slot >= 0
     before = cumsum_in_runs(dealt, run_starts(new_shoe)) - dealt  # cards the shoe dealt before each coup
-    beyond = len(shoe) and int(shoe[-1]) + 1
-    first_bin = shoe.astype(np.intp) * 52
-    no_card = beyond * 52  # a bin of its own, after every shoe's
+    shoes = len(shoe) and int(shoe[-1]) + 1
+    # 53 bins a shoe: a bin for no card (code -1), then its 52 cards, so that a slot's bin is its
+    # card code past its shoe's first card bin, dealt or not, with no mask to apply.
+    first_bin = shoe.astype(np.intp) * 53 + 1
 
     def bins(j: int) -> np.ndarray:
         """The bin of the card each coup dealt in slot `j`: its shoe's and its card's."""
-        at = first_bin + codes[:, j]
-        at[~present[:, j]] = no_card
-        return at
+        return first_bin + slots[j]
 
-    held = np.zeros(no_card + 1, dtype=np.intp)
-    for j in range(codes.shape[1]):
-        held += np.bincount(bins(j), minlength=no_card + 1)
+    held = np.zeros(shoes * 53, dtype=np.intp)
+    for j in range(len(slots)):
+        held += np.bincount(bins(j), minlength=shoes * 53)
     often = held > np.min(decks)
-    often[-1] = False
+    often[::53] = False  # no card is never one too many
     suspect_coup = np.zeros(len(order), dtype=bool)  # a coup dealing a card its shoe holds too often
     if often.any():
-        for j in range(codes.shape[1]):
+        for j in range(len(slots)):
             suspect_coup |= often[bins(j)]
     coups = np.flatnonzero(suspect_coup | (before + dealt > decks * 52))
     if not len(coups):
         return no_hits()
     # The cards of those coups, in dealing order (a coup's punt cards, then its banker's).
-    key = first_bin[coups, None] + codes[coups]
-    key[~present[coups]] = no_card
+    codes = np.stack([codes_of_slot[coups] for codes_of_slot in slots], axis=1)  # the coups' × 6, -1 = no card
+    key = first_bin[coups, None] + codes
     suspect = often[key]  # every copy of a card some shoe holds more often than the fewest decks
-    theirs = present[coups]
+    theirs = codes >= 0
     at_coup, slot = np.nonzero(theirs)
     rows = coups[at_coup]
-    flat = codes[rows, slot]
+    flat = codes[at_coup, slot]
     nth = before[rows] + np.cumsum(theirs, axis=1, dtype=index)[at_coup, slot]
     decks_of = decks[rows] if np.ndim(decks) else decks
     # The n-th copy of a suspect card within its shoe: every copy of it is a suspect, so counting among
