@@ -64,6 +64,16 @@ def test_bfr305_boundary_bet(tmp_path: Path) -> None:
     assert found(audit(tmp_path, dice([throw()], bets), "BFR305")) == [("T1", "B2"), ("T1", "B3"), ("T1", "B4")]
 
 
+def test_bfr305_says_which_rule_of_a_boundary_bet_was_broken(tmp_path: Path) -> None:
+    """What an inspector reads: the wrong target named, or the chips against twice the limits."""
+    bets = [dbet("B1", target="gran", chips=400), dbet("B2", target="asos", placement="boundary", chips=1000, collected=True),
+            dbet("B3", "T2", target="gran", placement="boundary", chips=800, collected=True), dbet("B4", "T2")]
+    findings = audit(tmp_path, dice([throw(), throw("T2", 2)], bets), "BFR305").set_index("item_id")
+    assert findings.loc["B2", ["expected", "observed"]].tolist() == ["petit or gran", "asos"]
+    assert findings.loc["B3", ["expected", "observed"]].tolist() == ["chips 1000–200000", "chips 800"]
+    assert list(findings.index) == ["B2", "B3"]
+
+
 def test_bfr306_307_null_throws(tmp_path: Path) -> None:
     throws = [throw("T1", 1, null_reason="off_table", status="settled"),
               throw("T2", 2, null_reason="retained_in_cup", status="void", result=None, dice_set_id="DS2")]
