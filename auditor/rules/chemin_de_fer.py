@@ -411,9 +411,9 @@ def six_decks(ctx: Context) -> pd.DataFrame:
     # a shoe holds more often than the fewest decks in force, or a coup past the shoe's size. Arrays
     # of a card each (6M cards a million coups) cost this rule most of its time in fresh memory, so
     # the cards are counted a slot (a column of a card a coup) at a time.
-    dealt = np.zeros(len(order), dtype=index)
+    dealt: np.ndarray = np.zeros(len(order), dtype=index)
     for codes_of_slot in slots:
-        dealt += codes_of_slot >= 0
+        np.add(dealt, codes_of_slot >= 0, out=dealt)
     before = cumsum_in_runs(dealt, run_starts(new_shoe)) - dealt  # cards the shoe dealt before each coup
     shoes = len(shoe) and int(shoe[-1]) + 1
     # 53 bins a shoe: a bin for no card (code -1), then its 52 cards, so that a slot's bin is its
