@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from auditor.frames import largest_magnitude, sums_by
+from auditor.frames import among, largest_magnitude, sums_by
 from auditor.loading import Bundle
 
 FIGURE_COLUMNS = ["table_id", "game", "rounds", "staked_cents", "paid_cents", "cagnotte_cents", "house_result_cents"]
@@ -54,12 +54,17 @@ def combine_figures(parts: list[pd.DataFrame]) -> pd.DataFrame:
     return out.sort_values(["game", "table_id"]).reset_index(drop=True)
 
 
-def _cents(values: pd.Series) -> np.ndarray:
+def _cents(values: pd.Series | np.ndarray) -> np.ndarray:
+    """Amounts as int64, missing as 0: a plain int64 column (a required amount) as it is, uncopied."""
+    if isinstance(values, np.ndarray):
+        return values
+    if values.dtype == np.int64:
+        return values.to_numpy()
     return values.fillna(0).to_numpy(dtype="int64")
 
 
 def _per_table(rounds: pd.DataFrame, where: np.ndarray | None, items: pd.DataFrame | None, game: str,
-               amounts: dict[str, pd.Series], round_amounts: dict[str, pd.Series] | None = None) -> pd.DataFrame:
+               amounts: dict[str, pd.Series | np.ndarray], round_amounts: dict[str, pd.Series] | None = None) -> pd.DataFrame:
     """`where`: each item's row position in `rounds` (-1 for none), from `Bundle.parent_positions`."""
     codes, tables = pd.factorize(rounds["table_id"].astype(str))
     n = len(tables)
@@ -117,10 +122,12 @@ def _wheel(f: dict[str, pd.DataFrame], bundle: Bundle) -> pd.DataFrame | None:
     if "wheel_spins" not in f or not len(f["wheel_spins"]):
         return None
     bets = f.get("wheel_bets")
-    amounts = {}
+    amounts: dict[str, pd.Series | np.ndarray] = {}
     if bets is not None:
-        lost = bets["stake_cents"].where(~bets["stake_returned"], 0)
-        amounts = {"staked_cents": bets["stake_cents"], "paid_cents": bets["payout_cents"], "house_result_cents": lost - bets["payout_cents"]}
+        # Arrays, not Series: each pandas step over 4M bets is a copy and an index of its own.
+        stake, paid = _cents(bets["stake_cents"]), _cents(bets["payout_cents"])
+        lost = np.where(bets["stake_returned"].to_numpy(dtype=bool), 0, stake)
+        amounts = {"staked_cents": stake, "paid_cents": paid, "house_result_cents": lost - paid}
     where = bundle.parent_positions("wheel_bets", "spin_id", "wheel_spins") if bets is not None else None
     return _per_table(f["wheel_spins"], where, bets, "wheel_of_fortune", amounts)
 
@@ -129,11 +136,12 @@ def _dice(f: dict[str, pd.DataFrame], bundle: Bundle) -> pd.DataFrame | None:
     if "dice_throws" not in f or not len(f["dice_throws"]):
         return None
     bets = f.get("dice_bets")
-    amounts = {}
+    amounts: dict[str, pd.Series | np.ndarray] = {}
     if bets is not None:
-        played = bets["chips_cents"].where(bets["placement"] != "boundary", bets["chips_cents"] // 2)
-        lost = played.where(bets["collected"], 0)
-        amounts = {"staked_cents": played, "paid_cents": bets["payout_cents"], "house_result_cents": lost - bets["payout_cents"]}
+        chips, paid = _cents(bets["chips_cents"]), _cents(bets["payout_cents"])
+        played = np.where(among(bets["placement"], ("boundary",)), chips // 2, chips)
+        lost = np.where(bets["collected"].to_numpy(dtype=bool), played, 0)
+        amounts = {"staked_cents": played, "paid_cents": paid, "house_result_cents": lost - paid}
     where = bundle.parent_positions("dice_bets", "throw_id", "dice_throws") if bets is not None else None
     return _per_table(f["dice_throws"], where, bets, "banca_francesa", amounts)
 
