@@ -212,6 +212,10 @@ def build_context(result: AuditResult, summary: dict[str, object], lang: str, pe
     listed: dict[tuple[str, str], list[dict[str, object]]] = {}  # (game, rule): its findings shown
     for record, ev in zip(_records(shown), _evidence(evidence), strict=True):
         record["evidence"] = ev
+        # The time as the report prints it (UTC, without its offset), made here rather than by two
+        # of the template's filters a finding.
+        ts = record["ts"]
+        record["shown_ts"] = str(ts).replace("T", " ").replace("+00:00", "") if ts else "—"
         listed.setdefault((str(record["game"]), str(record["rule"])), []).append(record)
     totals: dict[str, int] = summary["findings"]["by_rule"]  # type: ignore[index]  # counted once, by the summary
     groups = []
@@ -231,7 +235,9 @@ def build_context(result: AuditResult, summary: dict[str, object], lang: str, pe
     # Each distinct time is parsed once (a rule firing on millions of bets repeats its spins' times).
     stamps = findings["ts"].value_counts() if len(findings) else pd.Series([], dtype=np.int64)
     when = pd.to_datetime(stamps.index.to_series(), utc=True, errors="coerce", format="ISO8601").dt.tz_convert(result.ruleset.timezone)
-    per_day = stamps.groupby(when.dt.strftime("%Y-%m-%d").to_numpy()).sum().sort_index().to_dict()
+    # Grouped by the local midnight, and only the days formatted: strftime a distinct time took 26 ms.
+    days = stamps.groupby(when.dt.tz_localize(None).dt.normalize().to_numpy()).sum().sort_index()
+    per_day = {day.strftime("%Y-%m-%d"): int(n) for day, n in days.items()}
     tables = cast(list[dict[str, Any]], summary["tables"])
     top_staked = max((t["staked_cents"] for t in tables), default=0) or 1
     sev = summary["findings"]["by_severity"]  # type: ignore[index]
