@@ -72,6 +72,24 @@ def test_a_bad_cell_quarantines_its_row_with_line_column_and_reason(tmp_path: Pa
     assert (f.rows_read, f.rows_audited, f.rows_quarantined) == (3, 2, 1)
 
 
+def test_a_row_with_several_bad_cells_is_one_record_naming_each(tmp_path: Path) -> None:
+    """One LOG001 record a row, its first bad cell's column, every bad cell's reason in the order of
+    the format's columns; a row with one bad cell beside it keeps its own record."""
+    two = GOOD.format(n=2).split(",")
+    two[HEADER.split(",").index("coup_no")] = "three"
+    two[HEADER.split(",").index("player_cards")] = "9S 8X"
+    one = GOOD.format(n=3).split(",")
+    one[HEADER.split(",").index("stop_card")] = "maybe"
+    bundle = load_bundle(_bundle(tmp_path, [GOOD.format(n=1), ",".join(two), ",".join(one)]))
+    q = bundle.quarantine.set_index("line")
+    assert list(q.index) == [2, 3]
+    assert q.loc[2, "column"] == "coup_no" and q.loc[2, "value"] == "three"
+    assert q.loc[2, "reason"] == ("coup_no: not an integer of at most 18 digits (three); player_cards: malformed cards "
+                                  "(2 or 3 of rank A23456789TJQK + suit SHDC, space separated) (9S 8X)")
+    assert q.loc[3, "reason"].startswith("stop_card: not a boolean") and q.loc[3, "value"] == "maybe"
+    assert list(bundle.frames["cdf_coups"]["coup_id"]) == ["C1"]
+
+
 def test_a_quote_left_open_costs_only_its_own_line(tmp_path: Path) -> None:
     broken = GOOD.format(n=2).replace(",B1,", ',"B1,')
     bundle = load_bundle(_bundle(tmp_path, [GOOD.format(n=1), broken, GOOD.format(n=3), GOOD.format(n=4)]))

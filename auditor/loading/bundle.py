@@ -262,9 +262,13 @@ def _cell_quarantine(table: Table, names: np.ndarray, file_code: np.ndarray, lin
         return pd.DataFrame(columns=QUARANTINE_COLUMNS)
     cells = pd.concat(parts, ignore_index=True).sort_values(["pos"], kind="stable")
     detail = cells["column"] + ": " + cells["reason"] + np.where(cells["value"] != "", " (" + cells["value"].str.slice(0, 60) + ")", "")
-    rows = cells.assign(detail=detail).groupby("pos", sort=True).agg(
-        column=("column", "first"), reason=("detail", "; ".join), value=("value", "first")
-    ).reset_index()
+    if cells["pos"].is_unique:  # a bad cell a row, as nearly always: each row's own record, no grouping
+        rows = pd.DataFrame({"pos": cells["pos"].to_numpy(), "column": cells["column"].to_numpy(dtype=object),
+                             "reason": detail.to_numpy(dtype=object), "value": cells["value"].to_numpy(dtype=object)})
+    else:
+        rows = cells.assign(detail=detail).groupby("pos", sort=True).agg(
+            column=("column", "first"), reason=("detail", "; ".join), value=("value", "first")
+        ).reset_index()
     pos = rows["pos"].to_numpy(dtype=np.int64)
     out = pd.DataFrame(
         {
