@@ -7,8 +7,10 @@ the time pyarrow takes just to read the files (the faster of two reads in this p
 reusing the first's memory; and the read in a fresh process of its own, as the audit starts), the
 whole audit (load, each game's rules, outputs) measured in a child process with its peak memory
 (the fastest of `--audit-runs`, 3 by default, each run just after a read of each kind, so that
-every ratio also compares the same minutes), rows per second per game, the ratios to the reads,
-and the same handful of checks written with pandera, timed on the same frames. `--by-partition`:
+every ratio also compares the same minutes), then the same audit again in that process, its memory
+reused as the bench's own read reuses its memory (so that each read is set against an audit that
+starts as it does), rows per second per game, the ratios to the reads, and the same handful of
+checks written with pandera, timed on the same frames. `--by-partition`:
 the workload split by day (a wheel bet by the day it was placed) and audited by partition;
 `--copies N`: that split played N times over, one copy after another in time, audited by partition
 (N times the rows the whole audit holds at once, in a bounded step);
