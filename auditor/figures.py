@@ -14,8 +14,9 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from auditor.frames import among, largest_magnitude, sums_by
+from auditor.frames import largest_magnitude, sums_by
 from auditor.loading import Bundle
+from auditor.rules.dice import played_cents
 
 FIGURE_COLUMNS = ["table_id", "game", "rounds", "staked_cents", "paid_cents", "cagnotte_cents", "house_result_cents"]
 
@@ -138,8 +139,7 @@ def _dice(f: dict[str, pd.DataFrame], bundle: Bundle) -> pd.DataFrame | None:
     bets = f.get("dice_bets")
     amounts: dict[str, pd.Series | np.ndarray] = {}
     if bets is not None:
-        chips, paid = _cents(bets["chips_cents"]), _cents(bets["payout_cents"])
-        played = np.where(among(bets["placement"], ("boundary",)), chips // 2, chips)
+        played, paid = played_cents(bets), _cents(bets["payout_cents"])
         lost = np.where(bets["collected"].to_numpy(dtype=bool), played, 0)
         amounts = {"staked_cents": played, "paid_cents": paid, "house_result_cents": lost - paid}
     where = bundle.parent_positions("dice_bets", "throw_id", "dice_throws") if bets is not None else None

@@ -49,6 +49,14 @@ def _throws(ctx: Context) -> pd.DataFrame:
     return ctx.prepared("dice_throws", build)  # type: ignore[return-value]
 
 
+def played_cents(bets: pd.DataFrame) -> np.ndarray:
+    """The stake each bet plays: its chips, half of them (rounded down) for a boundary bet (epígraf
+    25, V: "representa la meitat del valor de les fitxes col·locades"). The rules and the table
+    figures both read it from here."""
+    chips = bets["chips_cents"].to_numpy(dtype=np.int64)
+    return np.where(among(bets["placement"], ("boundary",)), chips // 2, chips)
+
+
 def _bets(ctx: Context) -> pd.DataFrame:
     def build(c: Context) -> pd.DataFrame:
         # Only what several bet rules read: every column is copied to each of millions of bets (a
@@ -61,16 +69,21 @@ def _bets(ctx: Context) -> pd.DataFrame:
                      table_id=as_categories(t["table_id"]))
         at = c.round_positions("dice_bets", "throw_id", "dice_throws", t)
         b = join_on_key(c.frame("dice_bets"), t, "throw_id", "throw_id", cols, how="inner", position="throw_pos", at=at)
-        b["played"] = b["chips_cents"].where(b["placement"] != "boundary", b["chips_cents"] // 2)
+        b["played"] = pd.Series(played_cents(b), index=b.index, copy=False)
         return b
 
     return ctx.prepared("dice_bets", build)  # type: ignore[return-value]
 
 
+def _throw_values(ctx: Context, column: str, at: np.ndarray) -> np.ndarray:
+    """A column of `_throws` at the throw positions `at`: a fresh array, the caller's to write."""
+    return _throws(ctx)[column].to_numpy()[at]
+
+
 def _of_throw(ctx: Context, b: pd.DataFrame, column: str) -> pd.Series:
     """A column of each bet's throw (`_throws`), aligned with the bets `b`: gathered for the rule that
     reads it, and freed with its result, rather than held beside millions of bets for the game."""
-    return pd.Series(_throws(ctx)[column].to_numpy()[b["throw_pos"].to_numpy()], index=b.index, copy=False)  # a fresh gather: pandas would copy it
+    return pd.Series(_throw_values(ctx, column, b["throw_pos"].to_numpy()), index=b.index, copy=False)  # a fresh gather: pandas would copy it
 
 
 def _settlement(ctx: Context, b: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
@@ -136,12 +149,12 @@ def stake_maximum(ctx: Context) -> pd.DataFrame:
     Passes: min 500, 3,000 on asos. Fails: min 500, 3,500 on asos; 100,500 on petit.
     """
     b = _bets(ctx)
-    t, at = _throws(ctx), b["throw_pos"].to_numpy()
+    at = b["throw_pos"].to_numpy()
     asos = (b["target"] == "asos").to_numpy(dtype=bool)
     # Each bet's throw's petit/gran limit, overwritten by the asos limit for the asos bets: one array
     # of a bet each in fresh memory, where two gathers and their `where` took three (4M bets: 96 MB).
-    limit = t["max_small_big"].to_numpy()[at]
-    limit[asos] = t["max_asos"].to_numpy()[at[asos]]
+    limit = _throw_values(ctx, "max_small_big", at)
+    limit[asos] = _throw_values(ctx, "max_asos", at[asos])
     limit = pd.Series(limit, index=b.index, copy=False)
     bad = (b["played"] > limit).fillna(False)
     return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=lambda f: "<= " + limit[f.index].astype("Int64").astype(str), observed=b["played"])
@@ -181,21 +194,24 @@ def boundary_bet(ctx: Context) -> pd.DataFrame:
     # is copied (a tenth of 4M bets, their ids' text among them); `hits` takes the offending rows'.
     rows = np.flatnonzero(among(b["placement"], ("boundary",)))
     k = ctx.param_array("boundary_limit_multiple", b["ts"].iloc[rows])
-    t, at = _throws(ctx), b["throw_pos"].to_numpy()[rows]
-    lo, hi = t["min_cents"].to_numpy()[at] * k, t["max_small_big"].to_numpy()[at] * k
+    at = b["throw_pos"].to_numpy()[rows]
+    lo, hi = _throw_values(ctx, "min_cents", at) * k, _throw_values(ctx, "max_small_big", at) * k
     chips = b["chips_cents"].to_numpy()[rows]
     wrong_target = ~among(b["target"], ("petit", "gran"))[rows]
     out_of_range = (chips < lo) | (chips > hi)  # a limit unknown (NaN) is never broken
     bad = np.zeros(len(b), dtype=bool)
     bad[rows[wrong_target | out_of_range]] = True
 
+    def boundary_of(f: Offending) -> np.ndarray:
+        return np.searchsorted(rows, f.positions)  # each offending bet's place among the boundary bets
+
     def expected(f: Offending) -> pd.Series:
-        at = np.searchsorted(rows, f.positions)  # each offending bet among the boundary bets
+        at = boundary_of(f)
         limits = "chips " + pd.Series(lo[at]).astype("Int64").astype(str) + "–" + pd.Series(hi[at]).astype("Int64").astype(str)
         return pd.Series(np.where(wrong_target[at], "petit or gran", limits), index=f.index)
 
     def observed(f: Offending) -> pd.Series:
-        return pd.Series(np.where(wrong_target[np.searchsorted(rows, f.positions)], f["target"].astype(str), "chips " + f["chips_cents"].astype(str)), index=f.index)
+        return pd.Series(np.where(wrong_target[boundary_of(f)], f["target"].astype(str), "chips " + f["chips_cents"].astype(str)), index=f.index)
 
     return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=expected, observed=observed)
 
