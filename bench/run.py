@@ -652,22 +652,21 @@ def main() -> None:
     # would), and both reusing memory they faulted in before (the audit run again in its process, the
     # bench's second read). The third pairs a fresh audit with a read that reuses its memory.
     print(f"           like against like, both in a fresh process (the audit as the CLI runs it): {verdict(fresh_ratios)}")
-    agains = [r["again"] for r, _ in runs if "again" in r]
-    if len(agains) == len(runs):
-        again_ratios = [a["total"] / w for a, w in zip(agains, warm_reads, strict=True)]
-        print(f"           like against like, both reusing their memory (the audit run again in its process): {verdict(again_ratios)}")
-        same = all(a["findings"] == r["findings"] for a, (r, _) in zip(agains, runs, strict=True))
+    agains = [r["again"] for r, _ in runs]  # every child of the workload runs its audit again
+    again_ratios = [a["total"] / w for a, w in zip(agains, warm_reads, strict=True)]
+    print(f"           like against like, both reusing their memory (the audit run again in its process): {verdict(again_ratios)}")
     print(f"           the audit in a fresh process against the bench's read, which reuses its memory: {verdict(warm_ratios)}")
     # CPU seconds: on a machine whose speed varies by the hour they vary less than the wall clock.
     print(f"  its CPU:                      {cpu['total']:8.2f} s   ratio {cpu['total'] / read_cpu:.1f}× the read's CPU, "
           f"{cpu['total'] / fresh['cpu']:.1f}× the fresh read's")
-    if len(agains) == len(runs):
-        def each(key: str, scale: float = 1) -> str:
-            return ", ".join(f"{a[key] / scale:.2f}" for a in agains)
 
-        print(f"  the audit again, same process: {min(a['total'] for a in agains):8.2f} s   (runs: {each('total')} s; CPU {each('cpu')} s, "
-              f"of it the kernel's {each('sys')} s for {each('faults', 1e6)}M page faults; "
-              f"{'the same findings' if same else 'FINDINGS DIFFER from the first run'})")
+    def each(key: str, scale: float = 1) -> str:
+        return ", ".join(f"{a[key] / scale:.2f}" for a in agains)
+
+    same = all(a["findings"] == r["findings"] for a, (r, _) in zip(agains, runs, strict=True))
+    print(f"  the audit again, same process: {min(a['total'] for a in agains):8.2f} s   (runs: {each('total')} s; CPU {each('cpu')} s, "
+          f"of it the kernel's {each('sys')} s for {each('faults', 1e6)}M page faults; "
+          f"{'the same findings' if same else 'FINDINGS DIFFER from the first run'})")
 
     def kernel(run: dict[str, Any]) -> str:
         u = run["rusage"]
