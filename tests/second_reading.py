@@ -254,6 +254,14 @@ def chemin_de_fer(bundle: Path) -> set[Key]:
     for s in rows(bundle / "cdf_stakes.csv"):
         stakes[s["coup_id"]].append(s)
     all_stakes_of = complete_rounds(bundle, "cdf_coups", stakes)
+    noted = json.loads((bundle / LEFT_OUT).read_text(encoding="utf-8")) if (bundle / LEFT_OUT).exists() else {}
+    coups_left_out = set(noted.get("coup_tables", []))  # tables a coup of which was quarantined
+
+    def last_of_its_shoe(prev: Row) -> bool:
+        """Whether `prev` is known to end its shoe: the stop card came out in it, or no coup of its
+        table was left out (one left out might have been the shoe's last)."""
+        return bool(b(prev["stop_card"])) or not (prev["table_id"] in coups_left_out or None in coups_left_out)
+
     for t in tables.values():
         if t["game"] == "chemin_de_fer" and t["authorised_min_cents"] is not None and int(t["min_cents"]) < int(t["authorised_min_cents"]):
             out.add(("CDF107", t["table_id"], None))
@@ -356,7 +364,7 @@ def chemin_de_fer(bundle: Path) -> set[Key]:
             cid = c["coup_id"]
             prev = cs[k - 1] if k else None
             has_prev = prev is not None and ((prev["shoe_id"] == c["shoe_id"] and int(c["coup_no"]) == int(prev["coup_no"]) + 1)
-                                             or (prev["shoe_id"] != c["shoe_id"] and c["coup_no"] == "1"))
+                                             or (prev["shoe_id"] != c["shoe_id"] and c["coup_no"] == "1" and last_of_its_shoe(prev)))
             if prev is not None and prev["banker_id"] == c["banker_id"]:
                 stint_len += 1
                 stint_lost = stint_lost or not has_prev  # a coup of the stint missing: its winnings unknown
@@ -429,6 +437,9 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
     ids_read: dict[str, set[str | None]] = {}
     left_out: dict[str, set[str]] = defaultdict(set)  # round table -> rounds some of whose items were not kept
     untold: set[str] = set()  # round tables with an item left out that names no round
+    # Gaming tables with a coup left out (None: one that names no table), whose shoes' last coups
+    # may be the ones left out.
+    tables_left: set[str | None] = set()
     present = {name: id_col for name, id_col in IDS.items() if (bundle / f"{name}.csv").exists()}
     for name, id_col in present.items():
         read = rows(bundle / f"{name}.csv")
@@ -445,6 +456,8 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
                 seen.add(r[id_col])
                 kept[name].append(r | {"_source": source})
                 continue
+            if name == "cdf_coups":
+                tables_left.add(r["table_id"])
             if name in ROUND_OF:
                 key, parent = ROUND_OF[name]
                 if r[key] is None:
@@ -459,7 +472,8 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
         left_out[parent] |= {str(rid) for rid in ids}
     audited_rounds = {parent: {r[IDS[parent]] for r in kept[parent]} - twice[parent] for _, parent in ROUND_OF.values() if parent in kept}
     kept_dir.mkdir(parents=True, exist_ok=True)
-    (kept_dir / LEFT_OUT).write_text(json.dumps({"rounds": {t: sorted(ids) for t, ids in left_out.items()}, "untold": sorted(untold)}), encoding="utf-8")
+    (kept_dir / LEFT_OUT).write_text(json.dumps({"rounds": {t: sorted(ids) for t, ids in left_out.items()}, "untold": sorted(untold),
+                                                           "coup_tables": sorted(tables_left, key=str)}), encoding="utf-8")
     for name, rs in kept.items():
         if name in ROUND_OF:
             key, parent = ROUND_OF[name]

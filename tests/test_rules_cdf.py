@@ -162,6 +162,20 @@ def test_cdf112_a_losing_banker_does_not_carry_the_bank_into_the_next_shoe(tmp_p
     assert run_audit(bundle, load_ruleset(custom), select_rules("CDF112"), lang="en").findings.empty
 
 
+def test_cdf112_a_shoe_whose_last_coup_was_quarantined_is_not_judged_across(tmp_path: Path) -> None:
+    c1, s1 = lost("C1")  # lost by B1, but not the shoe's last coup: no stop card yet
+    c2, s2 = won("C2", stop_card=True, bank_event="rotation")  # the shoe's last, won by B1: quarantined below
+    c2["cagnotte_cents"] = -5
+    c3 = coup("C3", shoe_id="S2", coup_no=1, bank_event="shoe_carryover", bank_cents=10000)
+    f = audit(tmp_path / "a", cdf([c1, c2, c3], s1 + s2), "CDF112", quarantine_ok=True)
+    assert found(f) == []  # C3 carries over C2's bank, which the audit could not read: not C1's loss
+    # The stop card shows C1 was its shoe's last coup: a coup left out elsewhere changes nothing.
+    c1, s1 = lost("C1", stop_card=True)
+    late = coup("C9", shoe_id="S2", coup_no=9, cagnotte_cents=-5)
+    f = audit(tmp_path / "b", cdf([c1, c3, late], s1), "CDF112", quarantine_ok=True)
+    assert found(f) == [("C3", None)]
+
+
 def test_cdf113_first_bank_seat_1(tmp_path: Path) -> None:
     ok = coup("C1")
     bad = coup("C9", table_id="T2", shoe_id="S9", coup_no=1, bank_event="initial", banker_seat=3)

@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.frames import among, arrow, as_categories, coded, differs_from_previous, fixed_width_bytes, join_on_key, row_sums, stable_sorted, sums_by
+from auditor.frames import among, arrow, as_categories, coded, differs_from_previous, fixed_width_bytes, isin, join_on_key, row_sums, stable_sorted, sums_by
 from auditor.rules.base import Context
 from auditor.schema import REPLAY_ORDER
 
@@ -183,7 +183,7 @@ def prepare_coups(ctx: Context) -> pd.DataFrame:
     no = df["coup_no"].to_numpy()
     next_no = np.zeros(len(df), dtype=bool)
     next_no[1:] = no[1:] == no[:-1] + 1
-    same = ~differs_from_previous(df["table_id"]) & ((same_shoe & next_no) | (~same_shoe & (no == 1)))
+    same = ~differs_from_previous(df["table_id"]) & ((same_shoe & next_no) | (~same_shoe & (no == 1) & _shoe_ended(ctx, df)))
     df["has_prev"] = same
     df["prev_bank_after_cents"] = df["bank_after_cents"].shift().where(same)
     df["settled"] = df["status"] == "settled"
@@ -193,6 +193,21 @@ def prepare_coups(ctx: Context) -> pd.DataFrame:
     lost_before[1:] = lost[:-1]
     df["prev_lost"] = same & lost_before
     return df
+
+
+def _shoe_ended(ctx: Context, df: pd.DataFrame) -> np.ndarray:
+    """For each coup (of `df`, in table and time order), whether the coup before it is known to be
+    its shoe's last. A shoe's coups are numbered, so a coup missing inside a shoe shows as a gap, but
+    one missing at its end does not: where a coup of the table was left out of the audit
+    (quarantined, LOG001/LOG002) it may have been the shoe's last, and only the coup in which the
+    stop card came out (after which no coup starts, CDF122) is known to be. Otherwise the table's
+    previous coup is its shoe's last, as a log of every coup holds it."""
+    stop = np.zeros(len(df), dtype=bool)
+    stop[1:] = df["stop_card"].to_numpy(dtype=bool, na_value=False)[:-1]
+    tables, untold = ctx.bundle.tables_missing_rows("cdf_coups")
+    if untold:
+        return stop
+    return stop | ~isin(df["table_id"], tables)
 
 
 def coups(ctx: Context) -> pd.DataFrame:
