@@ -543,7 +543,7 @@ def audit_bundle(
                 if game not in started and load.ready(need[game]):
                     started[game] = _start(pool, _GameWork(load.bundle, ruleset, by_game[game], lang, say, True))
 
-        loading = {future: table for table, future in load.submit(pool, smallest_first=True).items()}
+        loading = {future: table for table, future in load.submit(pool).items()}
         start_ready()
         while loading:
             done, _ = wait(loading, return_when=FIRST_COMPLETED)
