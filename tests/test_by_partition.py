@@ -389,3 +389,26 @@ def test_a_coup_id_written_again_in_a_later_part_sets_its_stakes_aside_as_whole(
     audit_both(tmp_path / "parts", tmp_path, rows=("2000000", "1"))
     text = (tmp_path / "p1" / "violations.jsonl").read_text()
     assert text.count('"rule": "LOG002"') == 1 and "S-LATER" not in text
+
+
+def test_a_shoe_whose_last_coup_was_quarantined_a_part_before_is_not_judged_across_as_whole(tmp_path: Path) -> None:
+    """The last coup of shoe S1, won by its banker, is quarantined with the first day's part; the
+    next day's coup 1 of S2 carries that bank over. The coup before it in the audit, C1, was lost by
+    the same banker but was not the shoe's last (no stop card): CDF112 does not judge the pair, by
+    partition as whole, since the quarantined coup is known from its own group on."""
+    import pandas as pd
+    from helpers import CDF_TABLE, coup, lost, won
+
+    c1, s1 = lost("C1")
+    c2, s2 = won("C2", stop_card=True, bank_event="rotation")
+    c2["cagnotte_cents"] = -5  # LOG001: a negative amount
+    c3 = coup("C3", shoe_id="S2", coup_no=1, bank_event="shoe_carryover", ts=pd.Timestamp("2026-03-02T21:00:00Z"))
+    bundle = tmp_path / "parts"
+    for table, days in {"cdf_coups": {"2026-03-01": [c1, c2], "2026-03-02": [c3]}, "cdf_stakes": {"2026-03-01": s1 + s2}}.items():
+        (bundle / table).mkdir(parents=True)
+        for day, rows in days.items():
+            pd.DataFrame(rows).to_parquet(bundle / table / f"{day}.parquet", index=False)
+    pd.DataFrame([CDF_TABLE]).to_parquet(bundle / "tables.parquet", index=False)
+    audit_both(bundle, tmp_path, rows=("2000000", "1"))
+    found = [(v["rule"], v["round_id"]) for v in map(json.loads, (tmp_path / "p1" / "violations.jsonl").read_text().splitlines())]
+    assert found == [("LOG001", "C2")]
