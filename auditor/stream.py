@@ -51,7 +51,7 @@ import pyarrow.parquet as pq
 from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit, sorted_findings
 from auditor.figures import combine_figures, table_figures
 from auditor.frames import arrow, isin, later_occurrences, positions, repeated_ids, stable_sorted, written_again
-from auditor.loading.bundle import LOAD_THREADS, Bundle, LoadedFiles, SourceFile, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required, part_order, set_aside_unmatched
+from auditor.loading.bundle import LOAD_THREADS, TIMED_GAPS, Bundle, LoadedFiles, SourceFile, gap_rows, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required, part_order, set_aside_unmatched
 from auditor.loading.coerce import NS_PER_TICK, as_text, parse_column, ticks_out_of_range
 from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame, repeated_names
 from auditor.report.outputs import data_period
@@ -433,12 +433,13 @@ def _each_table(work: Callable[[str], T], tables: list[str], threads: int) -> li
         return [(t, f.result()) for t, f in zip(tables, futures, strict=True)]
 
 
-def _quarantine_duplicates(table: str, clean: pd.DataFrame, repeated: set[str], first_seen: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Later occurrences of an id among the rows that passed LOG001, in file order across parts (as
-    the whole audit decides them); `first_seen` carries where each candidate id first stood."""
+def _quarantine_duplicates(table: str, clean: pd.DataFrame, repeated: set[str], first_seen: dict[str, str]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(rows kept, LOG002 records, rows left out): later occurrences of an id among the rows that
+    passed LOG001, in file order across parts (as the whole audit decides them); `first_seen`
+    carries where each candidate id first stood."""
     id_col = TABLES[table].id_column
     if not repeated or clean.empty or not id_col:
-        return clean, pd.DataFrame()
+        return clean, pd.DataFrame(), clean.iloc[0:0]
     candidates = np.flatnonzero(isin(clean[id_col], list(repeated)))
     later: list[int] = []
     first_at: list[str] = []
@@ -450,10 +451,10 @@ def _quarantine_duplicates(table: str, clean: pd.DataFrame, repeated: set[str], 
         else:
             first_seen[key] = f"{clean['_file'].iat[pos]}:{clean['_line'].iat[pos]}"
     if not later:
-        return clean, pd.DataFrame()
+        return clean, pd.DataFrame(), clean.iloc[0:0]
     mask = np.zeros(len(clean), dtype=bool)
     mask[later] = True
-    return clean[~mask].reset_index(drop=True), duplicate_rows(table, clean[mask], first_at)
+    return clean[~mask].reset_index(drop=True), duplicate_rows(table, clean[mask], first_at), clean[mask]
 
 
 def _last_runs(f: pd.DataFrame, column: str, gap: pd.Timedelta | None = None) -> np.ndarray:
@@ -582,6 +583,12 @@ def audit_by_partition(
     # Every group's quarantined items and repeated rounds so far: an item may be read a group before
     # its round (`Bundle.rounds_missing_items`).
     left_out: list[pd.DataFrame] = [static.quarantine] if len(static.quarantine) else []
+    # Every group's rows so far left out of a table of unnumbered rounds, by their time (`Bundle.gaps`).
+    gaps: dict[str, pd.DataFrame] = dict(static.gaps)
+
+    def add_gaps(table: str, rows: pd.DataFrame) -> None:
+        if len(rows):
+            gaps[table] = pd.concat([gaps[table], rows], ignore_index=True) if table in gaps else rows
     evidence: dict[str, list[pd.DataFrame]] = {}
     run: dict[str, Rule] = {}
     errors: dict[str, str] = {}
@@ -608,9 +615,13 @@ def audit_by_partition(
         for table, (loaded, clean) in _load_group(path, {t: p for t, p in group_parts.items() if p}, threads):
             group_sources += loaded.sources
             group_q += loaded.quarantine
+            if table in TIMED_GAPS and len(loaded.typed):
+                add_gaps(table, gap_rows(loaded.typed, ~loaded.is_clean))
             if clean is None:
                 continue
-            clean, dq = _quarantine_duplicates(table, clean, repeated.get(table, set()), first_seen.get(table, {}))
+            clean, dq, repeats = _quarantine_duplicates(table, clean, repeated.get(table, set()), first_seen.get(table, {}))
+            if table in TIMED_GAPS and len(repeats):
+                add_gaps(table, gap_rows(repeats, np.ones(len(repeats), dtype=bool)))
             if len(dq):
                 group_q.append(dq)
                 later = dq["file"].value_counts()
@@ -646,7 +657,8 @@ def audit_by_partition(
         left_out += [part for part in group_q if len(part) and isin(part["table"], LEFT_OUT_TABLES).any()]
         so_far = pd.concat(left_out, ignore_index=True) if left_out else q.iloc[0:0]
         bundle = Bundle(path, group_sources, frames, q, ids_seen, unread=unread, unmatched=unmatched, _derived=known,
-                        left_out={str(t): rows for t, rows in so_far.groupby("table", sort=False)}, ambiguous_rounds=ambiguous)
+                        left_out={str(t): rows for t, rows in so_far.groupby("table", sort=False)}, ambiguous_rounds=ambiguous,
+                        gaps=dict(gaps))
         result = run_audit(bundle, ruleset, group_rules, lang=lang, workers=workers, figures=False)  # a group's own rows are summed below
         mine = {s.name for s in group_sources}.union(*(map(str, frame["_file"].unique()) for frame in own.values()))
         carried = set().union(*(_sources(c) for c in context.values())) if context else set()

@@ -34,6 +34,14 @@ def ts(v: str | None) -> datetime | None:
     return None if v is None else datetime.fromisoformat(v)
 
 
+def readable_time(v: str | None) -> bool:
+    """Whether `v` is a time with its offset, as the log format writes one."""
+    try:
+        return v is not None and datetime.fromisoformat(v).tzinfo is not None
+    except ValueError:
+        return False
+
+
 def day(v: str | None) -> date | None:
     return None if v is None else date.fromisoformat(v)
 
@@ -133,19 +141,26 @@ def wheel_and_dice(bundle: Path) -> set[Key]:
     for x in rows(bundle / "dice_bets.csv"):
         dbets[x["throw_id"]].append(x)
     all_bets_of = complete_rounds(bundle, "dice_throws", dbets)
+    noted = json.loads((bundle / LEFT_OUT).read_text(encoding="utf-8")) if (bundle / LEFT_OUT).exists() else {}
+    gaps_of = defaultdict(list)  # throws left out, by table: the throws either side are not consecutive
+    for table_id, when in noted.get("throw_gaps", []):
+        gaps_of[table_id].append(ts(when))
+
+    def consecutive(a: Row, c: Row) -> bool:
+        return not any(ts(a["ts"]) <= g <= ts(c["ts"]) for g in gaps_of[c["table_id"]])
     per_table = defaultdict(list)
     for t in throws.values():
         per_table[t["table_id"]].append(t)
     for tt in per_table.values():
         tt.sort(key=lambda t: ts(t["ts"]))
         for a, c in itertools.pairwise(tt):
-            if a["null_reason"] in ("off_table", "defect", "foreign_substance") and a["dice_set_id"] == c["dice_set_id"]:
+            if a["null_reason"] in ("off_table", "defect", "foreign_substance") and a["dice_set_id"] == c["dice_set_id"] and consecutive(a, c):
                 out.add(("BFR308", c["throw_id"], None))
         for col, code in (("dice_set_id", "BFR309"), ("launcher_id", "BFR310")):
             start = None
             for k, c in enumerate(tt):
                 now = ts(c["ts"])
-                if k == 0 or c[col] != tt[k - 1][col] or now - ts(tt[k - 1]["ts"]) > timedelta(minutes=60):
+                if k == 0 or c[col] != tt[k - 1][col] or now - ts(tt[k - 1]["ts"]) > timedelta(minutes=60) or not consecutive(tt[k - 1], c):
                     start = now
                 if now - start > timedelta(minutes=60):
                     out.add((code, c["throw_id"], None))
@@ -440,6 +455,7 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
     # Gaming tables with a coup left out (None: one that names no table), whose shoes' last coups
     # may be the ones left out.
     tables_left: set[str | None] = set()
+    throw_gaps: list[tuple[str, str]] = []  # the table and time of each throw left out, where both read
     present = {name: id_col for name, id_col in IDS.items() if (bundle / f"{name}.csv").exists()}
     for name, id_col in present.items():
         read = rows(bundle / f"{name}.csv")
@@ -458,6 +474,8 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
                 continue
             if name == "cdf_coups":
                 tables_left.add(r["table_id"])
+            if name == "dice_throws" and r["table_id"] is not None and readable_time(r["ts"]):
+                throw_gaps.append((r["table_id"], str(r["ts"])))
             if name in ROUND_OF:
                 key, parent = ROUND_OF[name]
                 if r[key] is None:
@@ -473,7 +491,7 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
     audited_rounds = {parent: {r[IDS[parent]] for r in kept[parent]} - twice[parent] for _, parent in ROUND_OF.values() if parent in kept}
     kept_dir.mkdir(parents=True, exist_ok=True)
     (kept_dir / LEFT_OUT).write_text(json.dumps({"rounds": {t: sorted(ids) for t, ids in left_out.items()}, "untold": sorted(untold),
-                                                           "coup_tables": sorted(tables_left, key=str)}), encoding="utf-8")
+                                                           "coup_tables": sorted(tables_left, key=str), "throw_gaps": throw_gaps}), encoding="utf-8")
     for name, rs in kept.items():
         if name in ROUND_OF:
             key, parent = ROUND_OF[name]

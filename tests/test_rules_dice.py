@@ -183,3 +183,19 @@ def test_bfr303_314_take_the_limits_in_force_on_each_throws_day(tmp_path: Path) 
     bundle = load_bundle(write_bundle(tmp_path / "b", dice(throws, bets)))
     f = run_audit(bundle, load_ruleset(custom), select_rules("BFR303,BFR314"), lang="en").findings
     assert sorted(zip(f["rule"], f["item_id"], f["expected"], strict=True)) == [("BFR303", "B4", "<= 1000"), ("BFR314", "B3", "<= 10")]
+
+
+def test_a_throw_left_out_between_two_breaks_the_pair_and_the_stint(tmp_path: Path) -> None:
+    """Throws carry no number: a throw quarantined between two is known by its time alone. BFR308
+    does not compare the throws on either side of it (the left-out throw may have used another set),
+    and BFR309 starts the set's stint again after it; a throw missing from the log altogether is
+    not seen, and the throws either side are judged as consecutive."""
+    fault = throw("T1", 1, null_reason="off_table", status="void", result=None)
+    between = throw("T2", 2, dice_set_id="DS2", die1=9)  # LOG001: a die above 6
+    after = throw("T3", 3)
+    assert found(audit(tmp_path / "a", dice([fault, between, after]), "BFR308", quarantine_ok=True)) == []
+    assert found(audit(tmp_path / "b", dice([fault, after]), "BFR308")) == [("T3", None)]
+    # One set from minute 0 to minute 70, a throw left out at minute 50: its stint starts again at 70.
+    served = [throw("T0", 0), throw("T40", 40), throw("T70", 70)]
+    assert found(audit(tmp_path / "c", dice([*served, throw("T50", 50, die1=9)]), "BFR309", quarantine_ok=True)) == []
+    assert found(audit(tmp_path / "d", dice(served), "BFR309")) == [("T70", None)]

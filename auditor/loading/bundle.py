@@ -92,6 +92,10 @@ class Bundle:
     # Each round table's ids on more than one row read: their items are set aside (`split_items`),
     # and their sums not judged (`rounds_missing_items`).
     ambiguous_rounds: dict[str, pa.Array] = field(default_factory=dict)
+    # The rows left out of a round table whose rounds carry no number (`TIMED_GAPS`): each one's
+    # table and time, where both could be read (`gap_rows`), by table. Only their times show where
+    # a round is missing from a table's sequence.
+    gaps: dict[str, pd.DataFrame] = field(default_factory=dict)
     _derived: dict[Hashable, object] = field(default_factory=dict, repr=False, compare=False)
     _locks: BuildLocks = field(default_factory=BuildLocks, repr=False, compare=False)
 
@@ -145,6 +149,22 @@ class Bundle:
         id_column = TABLES[parent].id_column
         assert id_column, f"{parent} has no id column"
         return self.derived(positions_key(child, key, parent), lambda: positions(self.frames[child][key], self.frames[parent][id_column]))
+
+
+# Round tables whose rounds carry no number (dice throws): a row left out of the audit leaves no gap
+# in any sequence the log shows, so its table and time are kept (`Bundle.gaps`) for the rules that
+# compare a round with the table's previous one (BFR308-BFR310). A coup has its coup_no; a wheel's
+# sequence rule (WHL209) can only miss a breach for want of a spin, never make one up.
+TIMED_GAPS = ("dice_throws",)
+
+
+def gap_rows(typed: pd.DataFrame, left: np.ndarray) -> pd.DataFrame:
+    """The table and time of the typed rows that `left` marks (left out of the audit: a bad cell, a
+    repeated id), those whose table and time could both be read; a row without them cannot be placed
+    in any table's sequence."""
+    rows = typed.loc[left, ["table_id", "ts"]] if left.any() else typed.iloc[0:0][["table_id", "ts"]]
+    known = rows["table_id"].notna().to_numpy(dtype=bool) & rows["ts"].notna().to_numpy(dtype=bool)
+    return pd.DataFrame({"table_id": rows["table_id"].astype(object).to_numpy()[known], "ts": rows["ts"].array[known]})
 
 
 def _records(parts: list[pd.DataFrame]) -> pd.DataFrame:
@@ -620,6 +640,7 @@ class _TableLoad:
     unmatched: pd.DataFrame | None = None  # items of no audited round (`split_items`)
     round_positions: np.ndarray | None = None  # of each item in `frame`
     repeated: pa.Array | None = None  # a round table's ids on more than one row read (`_deduplicate`)
+    gaps: pd.DataFrame | None = None  # the rows left out, as `Bundle.gaps`
 
 
 def _load_table(
@@ -636,6 +657,7 @@ def _load_table(
         return _TableLoad(loaded.sources, _empty(table), loaded.quarantine, pd.DataFrame(columns=QUARANTINE_COLUMNS), seen)
     dup, dups, seen, twice = _deduplicate(table, loaded.typed, loaded.ids, loaded.is_clean)
     keep = loaded.is_clean & ~dup
+    gaps = gap_rows(loaded.typed, ~keep) if table.name in TIMED_GAPS else None
     unmatched = at = None
     rounds = round_ids() if round_ids is not None else None
     if rounds is not None:
@@ -645,7 +667,7 @@ def _load_table(
     # row was set aside (`unmatched` is then the frame itself).
     clean = clean_rows(table, loaded.typed, keep, consume=unmatched is not loaded.typed)
     return _TableLoad(loaded.sources, clean, loaded.quarantine, dups,
-                      seen if table.name in NAMED_BY_OTHERS else None, unmatched, at, twice)
+                      seen if table.name in NAMED_BY_OTHERS else None, unmatched, at, twice, gaps)
 
 
 class BundleLoad:
@@ -715,6 +737,8 @@ class BundleLoad:
             bundle.ambiguous_rounds[table] = load.repeated
         if load.unmatched is not None:
             bundle.unmatched[table] = load.unmatched
+        if load.gaps is not None and len(load.gaps):
+            bundle.gaps[table] = load.gaps
         if load.round_positions is not None:
             bundle._derived[positions_key(table, ITEM_ROUNDS[table][0], self.rounds_of[table])] = load.round_positions
         if any(f.error for f in load.files):

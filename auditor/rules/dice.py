@@ -31,7 +31,9 @@ def _throws(ctx: Context) -> pd.DataFrame:
         t["true_result"] = coded(result.astype(np.int8), ["asos", "petit", "gran", "none"], t.index)
         t["settled"] = t["status"] == "settled"
         t["touched"] = t["touched_before_announce"].fillna(False).astype(bool)
-        same = ~differs_from_previous(t["table_id"])
+        # The table's previous throw, unless a throw left out of the audit (`Bundle.gaps`) may lie
+        # between: the pair is then not compared (BFR308), and a stint starts again (BFR309, BFR310).
+        same = ~differs_from_previous(t["table_id"]) & ~_after_gap(t, c.bundle.gaps.get("dice_throws"))
         t["has_prev"] = same
         t["prev_null_reason"] = t["null_reason"].shift().where(same)  # BFR308's, on the table's previous throw
         if c.has("tables"):
@@ -47,6 +49,32 @@ def _throws(ctx: Context) -> pd.DataFrame:
         return t
 
     return ctx.prepared("dice_throws", build)  # type: ignore[return-value]
+
+
+def _after_gap(t: pd.DataFrame, gaps: pd.DataFrame | None) -> np.ndarray:
+    """For each throw (rows of `t` by table, in time order), whether a throw of its table left out of
+    the audit was thrown between the row before and it (both times included: of two throws at one
+    time, either may have come first). A loop over the few tables with such a throw, not the rows:
+    each table's throws are a run of rows, its gaps' times searched among theirs."""
+    out = np.zeros(len(t), dtype=bool)
+    if gaps is None or not len(gaps) or not len(t):
+        return out
+    tables = t["table_id"].astype(object).to_numpy()
+    times = t["ts"].to_numpy(dtype="datetime64[ns]")
+    starts = np.flatnonzero(np.r_[True, tables[1:] != tables[:-1]])
+    ends = np.r_[starts[1:], len(t)]
+    first_row = dict(zip(tables[starts], zip(starts, ends, strict=True), strict=True))
+    for table, when in gaps.groupby("table_id", sort=False)["ts"]:
+        if table not in first_row:
+            continue
+        lo, hi = first_row[table]
+        gap = np.sort(when.to_numpy(dtype="datetime64[ns]"))
+        own = times[lo:hi]
+        # Gaps at or before each throw, less those before the throw before it: one or more between.
+        up_to = np.searchsorted(gap, own, side="right")
+        before_prev = np.searchsorted(gap, np.r_[own[:1], own[:-1]], side="left")
+        out[lo + 1:hi] = (up_to - before_prev)[1:] > 0
+    return out
 
 
 def played_cents(bets: pd.DataFrame) -> np.ndarray:
@@ -257,7 +285,8 @@ def void_throw_settlement(ctx: Context) -> pd.DataFrame:
 )
 def dice_replaced_after_fault(ctx: Context) -> pd.DataFrame:
     """After a throw null for `off_table`, `defect` or `foreign_substance`, the table's next throw
-    uses another dice set. Reported on the later throw.
+    uses another dice set. Reported on the later throw. Where a throw of the table was left out of
+    the audit between the two (LOG001, LOG002: known by its time), the pair is not judged.
 
     Passes: throw 7 off_table with set D1, throw 8 with D2. Fails: throw 8 with D1.
     """
@@ -273,8 +302,8 @@ def dice_replaced_after_fault(ctx: Context) -> pd.DataFrame:
 
 def _stint_overrun(ctx: Context, column: str) -> pd.DataFrame:
     """Throws at which `column` (the dice set or the launcher) has been in continuous service at the
-    table for more than the rotation limit. A stint breaks when the value changes or after a pause
-    longer than session_gap_minutes."""
+    table for more than the rotation limit. A stint breaks when the value changes, after a pause
+    longer than session_gap_minutes, or at a throw left out of the audit (which may have changed it)."""
     t = _throws(ctx)
     if t.empty:
         return no_hits()
@@ -299,7 +328,8 @@ def _stint_overrun(ctx: Context, column: str) -> pd.DataFrame:
 def dice_set_rotation(ctx: Context) -> pd.DataFrame:
     """A dice set is not in continuous service at a table for more than `rotation_minutes`: every
     throw past the limit is reported. Service is continuous while the table's consecutive throws use
-    the same set with no pause longer than `session_gap_minutes`.
+    the same set with no pause longer than `session_gap_minutes`, and no throw of the table left out
+    of the audit between them (it may have used another set: the stint starts again after it).
 
     Passes: D1 from 21:00 to 21:55, D2 from 21:56. Fails: D1 still in use at 22:01 (and after).
     """
