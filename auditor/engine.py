@@ -287,8 +287,11 @@ def _gather(chunks: list[pd.Series], rows: np.ndarray) -> pd.Series:
     if all(isinstance(c.dtype, pd.CategoricalDtype) for c in chunks):
         return pd.Series(_gathered_categories(chunks, rows), index=index, copy=False)
     if all(is_arrow_text(c) for c in chunks):
-        text = pa.chunked_array([arrow(c).cast(pa.large_string()) for c in chunks], type=pa.large_string())
-        return text_series(text.take(pa.array(rows)).combine_chunks(), index)
+        # Laid end to end first, the chunks let go, then taken: Arrow's take from chunks held a third
+        # copy of the column besides (4M messages of 161 bytes: 1.8 against 1.2 GiB, and slower).
+        text = _end_to_end([arrow(c).cast(pa.large_string()) for c in chunks])
+        chunks.clear()
+        return text_series(text.take(pa.array(rows)), index)
     return pd.Series(_joined(chunks).array.take(rows), index=index, copy=False)
 
 
