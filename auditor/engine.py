@@ -191,6 +191,15 @@ def findings_of(ruled: list[tuple[Rule, pd.DataFrame]], lang: str) -> pd.DataFra
             return text_series(pa.concat_arrays([arrow(c).cast(pa.large_string()) for c in columns]), index)
         return _joined(columns)
 
+    def values(columns: list[pd.Series]) -> pd.Series:
+        # Text only (times, bounds, cards: most rules' values): Arrow text, missing NaN, never a
+        # Python string per finding (4M late bets: 0.7 GB for a moment). Mixed with numbers, which
+        # the JSON lines must write as numbers: Python values, dtype=object (pandas 3 would infer
+        # a string dtype and turn None into NaN).
+        if all(is_arrow_text(c) for c in columns):
+            return joined(columns)
+        return pd.Series(_end_to_end([_clean_values(c) for c in columns]), index=index, dtype=object, copy=False)
+
     files = _end_to_end([_file_text(h["file"]) for h in parts])
     numbered = pc.binary_join_element_wise(files, pa.array(line).cast(pa.large_string()), pa.scalar(":", type=pa.large_string()))
     columns = {
@@ -199,9 +208,7 @@ def findings_of(ruled: list[tuple[Rule, pd.DataFrame]], lang: str) -> pd.DataFra
         "table_id": joined([_ids(h["table_id"]) for h in parts]), "round_id": joined([_ids(h["round_id"]) for h in parts]),
         "item_id": joined([_ids(h["item_id"]) for h in parts]),
         "ts": text_series(iso_arrow(_joined([_utc(h["ts"]) for h in parts]), micro=True), index),  # missing: NaN
-        # dtype=object: pandas 3 would infer a string dtype and turn None into NaN.
-        "expected": pd.Series(_end_to_end([_clean_values(h["expected"]) for h in parts]), index=index, dtype=object, copy=False),
-        "observed": pd.Series(_end_to_end([_clean_values(h["observed"]) for h in parts]), index=index, dtype=object, copy=False),
+        "expected": values([h["expected"] for h in parts]), "observed": values([h["observed"] for h in parts]),
         # Message and source are never missing: Arrow-backed text, without a Python string per finding
         # (4M findings: gigabytes and seconds). Log findings' details already quote the offending cell.
         "message": text_series(_messages([r.summary[lang] for r in rules], parts, lang, [r.game != "log" for r in rules]), index),
