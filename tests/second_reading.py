@@ -460,21 +460,26 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
     for name, id_col in present.items():
         read = rows(bundle / f"{name}.csv")
         ids_read[name] = {r[id_col] for r in read}
-        seen: set[str | None] = set()
+        seen: dict[str | None, Row] = {}
         kept[name] = []
         for k, r in enumerate(read):
             source = f"{name}.csv:{k + 1}"
+            same_throw = False
             if k in broken.get(name, set()) or r[id_col] is None:
                 out.add(("LOG001", source, None))
             elif r[id_col] in seen:
                 out.add(("LOG002", source, None))
+                # The throw written again: what BFR308-BFR310 read of it is the kept throw's.
+                first = seen[r[id_col]]
+                same_throw = name == "dice_throws" and ts(r["ts"]) == ts(first["ts"]) and all(
+                    r[c] == first[c] for c in ("table_id", "dice_set_id", "launcher_id", "null_reason"))
             else:
-                seen.add(r[id_col])
+                seen[r[id_col]] = r
                 kept[name].append(r | {"_source": source})
                 continue
             if name == "cdf_coups":
                 tables_left.add(r["table_id"])
-            if name == "dice_throws" and r["table_id"] is not None and readable_time(r["ts"]):
+            if name == "dice_throws" and r["table_id"] is not None and readable_time(r["ts"]) and not same_throw:
                 throw_gaps.append((r["table_id"], str(r["ts"])))
             if name in ROUND_OF:
                 key, parent = ROUND_OF[name]

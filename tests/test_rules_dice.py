@@ -199,3 +199,17 @@ def test_a_throw_left_out_between_two_breaks_the_pair_and_the_stint(tmp_path: Pa
     served = [throw("T0", 0), throw("T40", 40), throw("T70", 70)]
     assert found(audit(tmp_path / "c", dice([*served, throw("T50", 50, die1=9)]), "BFR309", quarantine_ok=True)) == []
     assert found(audit(tmp_path / "d", dice(served), "BFR309")) == [("T70", None)]
+
+
+def test_a_throw_written_twice_is_no_gap_unless_the_copy_differs_in_what_the_rules_read(tmp_path: Path) -> None:
+    """A repeated throw_id (LOG002) equal to the kept throw on table, time, set, launcher and null
+    reason is that throw written twice, as a file delivered again writes every throw: the rules go
+    on judging around it. A copy that differs there may be another throw under a reused id: a gap."""
+    fault = throw("T1", 1, null_reason="off_table", status="void", result=None)
+    after = throw("T3", 3)
+    assert found(audit(tmp_path / "a", dice([fault, fault, after]), "BFR308", quarantine_ok=True)) == [("T3", None)]
+    assert found(audit(tmp_path / "b", dice([fault, after, after]), "BFR308", quarantine_ok=True)) == [("T3", None)]
+    other_set = throw("T1", 2, dice_set_id="DS2")
+    assert found(audit(tmp_path / "c", dice([fault, other_set, after]), "BFR308", quarantine_ok=True)) == []
+    served = [throw("T0", 0), throw("T40", 40), throw("T70", 70)]
+    assert found(audit(tmp_path / "d", dice([*served, throw("T40", 40)]), "BFR309", quarantine_ok=True)) == [("T70", None)]

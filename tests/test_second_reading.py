@@ -364,7 +364,7 @@ ROUND_KEY = {"wheel_bets": "spin_id", "dice_bets": "throw_id", "cdf_stakes": "co
 
 
 def break_rows(bundle: Path, rng: random.Random, n: int, cells: dict[str, dict[str, list[str | None]]] = BAD_CELLS) -> dict[str, set[int]]:
-    """Bad cells, ids repeated from another row, items of rounds that do not exist; returns the rows
+    """Bad cells, ids repeated from another row, rows written twice, items of rounds that do not exist; returns the rows
     (0-based) of each table given a bad cell."""
     t = {name: rows(bundle / f"{name}.csv") for name in cells}
     broken: dict[str, set[int]] = {name: set() for name in cells}
@@ -372,7 +372,7 @@ def break_rows(bundle: Path, rng: random.Random, n: int, cells: dict[str, dict[s
         name = rng.choice(list(cells))
         k = rng.randrange(len(t[name]))
         row = t[name][k]
-        kind = rng.randrange(3)
+        kind = rng.randrange(4)
         if k in broken[name]:
             continue  # its bad cell stays bad: a new id could mend a missing one
         if kind == 0:
@@ -383,6 +383,8 @@ def break_rows(bundle: Path, rng: random.Random, n: int, cells: dict[str, dict[s
             broken[name].add(k)
         elif kind == 1:
             row[ID_OF[name]] = rng.choice(t[name])[ID_OF[name]]
+        elif kind == 3:
+            t[name].append(dict(row))  # the row written again, at the end, as a file delivered twice
         elif name in ROUND_KEY:
             row[ROUND_KEY[name]] = f"NO-SUCH-ROUND-{rng.randrange(3)}"
     for name, rs in t.items():

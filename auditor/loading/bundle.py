@@ -155,7 +155,10 @@ class Bundle:
 # in any sequence the log shows, so its table and time are kept (`Bundle.gaps`) for the rules that
 # compare a round with the table's previous one (BFR308-BFR310). A coup has its coup_no; a wheel's
 # sequence rule (WHL209) can only miss a breach for want of a spin, never make one up.
-TIMED_GAPS = ("dice_throws",)
+# Each with what those rules read of a round: a repeated id's row (LOG002) equal on these to the
+# kept row it repeats is that round written twice, which hides nothing from them, not a round
+# missing (a file delivered twice would otherwise stop BFR308-BFR310 on every throw it holds).
+TIMED_GAPS: dict[str, tuple[str, ...]] = {"dice_throws": ("table_id", "ts", "dice_set_id", "launcher_id", "null_reason")}
 
 
 def gap_rows(typed: pd.DataFrame, left: np.ndarray) -> pd.DataFrame:
@@ -165,6 +168,20 @@ def gap_rows(typed: pd.DataFrame, left: np.ndarray) -> pd.DataFrame:
     rows = typed.loc[left, ["table_id", "ts"]] if left.any() else typed.iloc[0:0][["table_id", "ts"]]
     known = rows["table_id"].notna().to_numpy(dtype=bool) & rows["ts"].notna().to_numpy(dtype=bool)
     return pd.DataFrame({"table_id": rows["table_id"].astype(object).to_numpy()[known], "ts": rows["ts"].array[known]})
+
+
+def same_cells(rows: pd.DataFrame, firsts: pd.DataFrame, columns: tuple[str, ...]) -> np.ndarray:
+    """Whether each row of `rows` equals the row at the same position of `firsts` on every one of
+    `columns` (missing equal to missing): a repeat that changes nothing `columns` tell."""
+    out = np.ones(len(rows), dtype=bool)
+    for column in columns:
+        a, b = rows[column].reset_index(drop=True), firsts[column].reset_index(drop=True)
+        if isinstance(a.dtype, pd.CategoricalDtype) or isinstance(b.dtype, pd.CategoricalDtype):
+            a, b = a.astype(object), b.astype(object)  # categories of different reads do not compare
+        missing_a, missing_b = a.isna().to_numpy(dtype=bool), b.isna().to_numpy(dtype=bool)
+        equal = (a == b).fillna(False).to_numpy(dtype=bool) & ~missing_a & ~missing_b
+        out &= equal | (missing_a & missing_b)
+    return out
 
 
 def _records(parts: list[pd.DataFrame]) -> pd.DataFrame:
@@ -457,9 +474,10 @@ def _unreadable(table: Table, name: str, reason: str, rows: int | None = None) -
     )
 
 
-def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.ndarray) -> tuple[np.ndarray, pd.DataFrame, pa.Array, pa.Array]:
+def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.ndarray) -> tuple[np.ndarray, np.ndarray, pd.DataFrame, pa.Array, pa.Array]:
     """Later occurrences of an id among the clean rows of `frame` (all rows read, typed; `clean`
-    marks those that passed LOG001; `ids` the own id of each of its rows): their mask and LOG002
+    marks those that passed LOG001; `ids` the own id of each of its rows): their mask, the row each
+    repeats (its id's first clean row, one for each row the mask marks, in row order) and LOG002
     records, and, for a table others name, every distinct id its rows hold (quarantined rows
     included, for LOG003; for any other table they may be left out), and, for a round table that
     items name, its ids on more than one row read (`Bundle.ambiguous_rounds`).
@@ -468,9 +486,10 @@ def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.nd
     row holds are found without hashing an id twice."""
     none = pd.DataFrame(columns=QUARANTINE_COLUMNS)
     no_dup = np.zeros(len(frame), dtype=bool)
+    no_rows = np.zeros(0, dtype=np.int64)
     nothing = pa.array([], type=pa.large_string())
     if not len(ids):
-        return no_dup, none, nothing, nothing
+        return no_dup, no_rows, none, nothing, nothing
     if len(ids) != len(frame):
         raise AssertionError(f"{table.name}: {len(ids)} ids for {len(frame)} rows")
     own = arrow(ids)
@@ -479,7 +498,7 @@ def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.nd
     # A round table's ids on more than one row read, clean or not: whose items are whose cannot be told.
     twice = pc.unique(own.take(pa.array(later_rows[named], type=pa.int64()))) if named.any() and table.name in ROUND_TABLES_OF_ITEMS else nothing
     if not table.id_column or not clean.any() or not named.any():
-        return no_dup, none, seen, twice
+        return no_dup, no_rows, none, seen, twice
     # Only the rows whose id an earlier row holds, and those earlier rows, can be repeats: a few
     # among millions (working out every clean row's first clean occurrence took three passes over 4M bets).
     repeats, first_of = later_rows[named], firsts[named]
@@ -495,13 +514,13 @@ def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.nd
     first_row = first_clean[group]
     later = first_row != held
     if not later.any():
-        return no_dup, none, seen, twice
+        return no_dup, no_rows, none, seen, twice
     dup = no_dup
     dup[held[later]] = True
-    at = first_row[later]
+    at = first_row[later]  # `held` is in row order: one for each row `dup` marks, in its order
     rows = frame[dup]
     first_at = frame["_file"].iloc[at].to_numpy(dtype=object) + ":" + frame["_line"].to_numpy()[at].astype(str).astype(object)
-    return dup, duplicate_rows(table.name, rows, first_at), seen, twice
+    return dup, at, duplicate_rows(table.name, rows, first_at), seen, twice
 
 
 def duplicate_rows(table: str, rows: pd.DataFrame, first_at: np.ndarray | list[str]) -> pd.DataFrame:
@@ -655,9 +674,14 @@ def _load_table(
     if not len(loaded.typed):
         seen = pa.array([], type=pa.large_string()) if loaded.sources else None
         return _TableLoad(loaded.sources, _empty(table), loaded.quarantine, pd.DataFrame(columns=QUARANTINE_COLUMNS), seen)
-    dup, dups, seen, twice = _deduplicate(table, loaded.typed, loaded.ids, loaded.is_clean)
+    dup, repeats, dups, seen, twice = _deduplicate(table, loaded.typed, loaded.ids, loaded.is_clean)
     keep = loaded.is_clean & ~dup
-    gaps = gap_rows(loaded.typed, ~keep) if table.name in TIMED_GAPS else None
+    gaps = None
+    if table.name in TIMED_GAPS:
+        left = ~keep
+        again = np.flatnonzero(dup)
+        left[again[same_cells(loaded.typed.iloc[again], loaded.typed.iloc[repeats], TIMED_GAPS[table.name])]] = False
+        gaps = gap_rows(loaded.typed, left)
     unmatched = at = None
     rounds = round_ids() if round_ids is not None else None
     if rounds is not None:

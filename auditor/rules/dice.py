@@ -286,7 +286,8 @@ def void_throw_settlement(ctx: Context) -> pd.DataFrame:
 def dice_replaced_after_fault(ctx: Context) -> pd.DataFrame:
     """After a throw null for `off_table`, `defect` or `foreign_substance`, the table's next throw
     uses another dice set. Reported on the later throw. Where a throw of the table was left out of
-    the audit between the two (LOG001, LOG002: known by its time), the pair is not judged.
+    the audit between the two (LOG001, LOG002: known by its time), the pair is not judged; a copy
+    of a kept throw (its id, table, time, set, launcher and null reason) is no such throw.
 
     Passes: throw 7 off_table with set D1, throw 8 with D2. Fails: throw 8 with D1.
     """
