@@ -51,7 +51,7 @@ import pyarrow.parquet as pq
 from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit, sorted_findings
 from auditor.figures import combine_figures, table_figures
 from auditor.frames import arrow, isin, later_occurrences, positions, repeated_ids, stable_sorted, written_again
-from auditor.loading.bundle import LOAD_THREADS, TIMED_GAPS, Bundle, LoadedFiles, SourceFile, gap_rows, same_cells, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required, part_order, set_aside_unmatched
+from auditor.loading.bundle import LOAD_THREADS, TIMED_GAPS, Bundle, LoadedFiles, SourceFile, gap_rows, row_digests, same_cells, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required, part_order, set_aside_unmatched
 from auditor.loading.coerce import NS_PER_TICK, as_text, parse_column, ticks_out_of_range
 from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame, repeated_names
 from auditor.report.outputs import data_period
@@ -434,34 +434,39 @@ def _each_table(work: Callable[[str], T], tables: list[str], threads: int) -> li
 
 
 def _quarantine_duplicates(
-    table: str, clean: pd.DataFrame, repeated: set[str], first_seen: dict[str, str], first_cells: dict[str, pd.DataFrame],
-) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(rows kept, LOG002 records, rows left out that may hide a round): later occurrences of an id
-    among the rows that passed LOG001, in file order across parts (as the whole audit decides them);
-    `first_seen` carries where each candidate id first stood and, for a table of `TIMED_GAPS`,
-    `first_cells` its first row's cells that those rules read: a repeat equal to them on those is
-    the same round written twice, left out but no gap (`gap_rows`)."""
+    table: str, clean: pd.DataFrame, repeated: set[str], first_seen: dict[str, tuple[str, int]], first_cells: dict[str, pd.DataFrame],
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, np.ndarray]:
+    """(rows kept, LOG002 records, rows left out that may hide a round, which records are copies):
+    later occurrences of an id among the rows that passed LOG001, in file order across parts (as
+    the whole audit decides them). `first_seen` carries where each candidate id first stood and the
+    digest of that row (`row_digests`: a repeat with the same is a copy, hiding nothing); for a table
+    of `TIMED_GAPS`, `first_cells` its first row's cells that those rules read: a repeat equal to
+    them on those is the same round written twice, left out but no gap (`gap_rows`)."""
     id_col = TABLES[table].id_column
     if not repeated or clean.empty or not id_col:
-        return clean, pd.DataFrame(), clean.iloc[0:0]
+        return clean, pd.DataFrame(), clean.iloc[0:0], np.zeros(0, dtype=bool)
     candidates = np.flatnonzero(isin(clean[id_col], list(repeated)))
+    digests = row_digests(TABLES[table], clean.iloc[candidates])
     later: list[int] = []
     first_at: list[str] = []
+    copies: list[bool] = []
     firsts: list[int] = []
-    for pos in candidates:
+    for pos, digest in zip(candidates, digests, strict=True):
         key = str(clean[id_col].iat[pos])
         if key in first_seen:
             later.append(int(pos))
-            first_at.append(first_seen[key])
+            where, first_digest = first_seen[key]
+            first_at.append(where)
+            copies.append(bool(digest == first_digest))
         else:
-            first_seen[key] = f"{clean['_file'].iat[pos]}:{clean['_line'].iat[pos]}"
+            first_seen[key] = (f"{clean['_file'].iat[pos]}:{clean['_line'].iat[pos]}", int(digest))
             firsts.append(int(pos))
     columns = TIMED_GAPS.get(table)
     if columns and firsts:
         cells = clean.iloc[firsts][list(columns)].set_axis(clean[id_col].iloc[firsts].astype(str).to_numpy())
         first_cells[table] = pd.concat([first_cells[table], cells]) if table in first_cells else cells
     if not later:
-        return clean, pd.DataFrame(), clean.iloc[0:0]
+        return clean, pd.DataFrame(), clean.iloc[0:0], np.zeros(0, dtype=bool)
     mask = np.zeros(len(clean), dtype=bool)
     mask[later] = True
     again = clean[mask]
@@ -469,7 +474,7 @@ def _quarantine_duplicates(
         stored = first_cells[table]
         firsts_of = stored.iloc[stored.index.get_indexer(again[id_col].astype(str).to_numpy())]
         again = again[~same_cells(again, firsts_of, columns)]
-    return clean[~mask].reset_index(drop=True), duplicate_rows(table, clean[mask], first_at), again
+    return clean[~mask].reset_index(drop=True), duplicate_rows(table, clean[mask], first_at), again, np.array(copies, dtype=bool)
 
 
 def _last_runs(f: pd.DataFrame, column: str, gap: pd.Timedelta | None = None) -> np.ndarray:
@@ -583,7 +588,7 @@ def audit_by_partition(
     say("reading ids of every part")
     ids, repeated, unread, strays, out_of_time = _first_pass(path, lay, group_of, threads)
     unread |= static.unread
-    first_seen: dict[str, dict[str, str]] = {table: {} for table in repeated}
+    first_seen: dict[str, dict[str, tuple[str, int]]] = {table: {} for table in repeated}
     first_cells: dict[str, pd.DataFrame] = {}  # `_quarantine_duplicates`
     # Round ids on more than one row of any part, as the whole audit finds them among the rows it reads.
     ambiguous = {**static.ambiguous_rounds,
@@ -598,7 +603,7 @@ def audit_by_partition(
     quarantine: list[pd.DataFrame] = []
     # Every group's quarantined items and repeated rounds so far: an item may be read a group before
     # its round (`Bundle.rounds_missing_items`).
-    left_out: list[pd.DataFrame] = [static.quarantine] if len(static.quarantine) else []
+    left_out: list[pd.DataFrame] = [rows for rows in (static.left_out or {}).values() if len(rows)]
     # Every group's rows so far left out of a table of unnumbered rounds, by their time (`Bundle.gaps`).
     gaps: dict[str, pd.DataFrame] = dict(static.gaps)
 
@@ -618,6 +623,7 @@ def audit_by_partition(
         say(f"part group {n + 1}/{len(batches)}: {keys[0]}" + (f" … {keys[-1]}" if len(keys) > 1 else ""))
         own: dict[str, pd.DataFrame] = {}
         group_q: list[pd.DataFrame] = []
+        group_left: list[pd.DataFrame] = []  # of `group_q`, the records of rows that may hide one (no copies)
         group_sources: list[SourceFile] = []
         group_parts: dict[str, list[Path]] = {}
         for t, keyed in lay.parts.items():
@@ -631,15 +637,17 @@ def audit_by_partition(
         for table, (loaded, clean) in _load_group(path, {t: p for t, p in group_parts.items() if p}, threads):
             group_sources += loaded.sources
             group_q += loaded.quarantine
+            group_left += loaded.quarantine
             if table in TIMED_GAPS and len(loaded.typed):
                 add_gaps(table, gap_rows(loaded.typed, ~loaded.is_clean))
             if clean is None:
                 continue
-            clean, dq, repeats = _quarantine_duplicates(table, clean, repeated.get(table, set()), first_seen.get(table, {}), first_cells)
+            clean, dq, repeats, copies = _quarantine_duplicates(table, clean, repeated.get(table, set()), first_seen.get(table, {}), first_cells)
             if table in TIMED_GAPS and len(repeats):
                 add_gaps(table, gap_rows(repeats, np.ones(len(repeats), dtype=bool)))
             if len(dq):
                 group_q.append(dq)
+                group_left.append(dq[~copies])
                 later = dq["file"].value_counts()
                 for source in loaded.sources:
                     source.rows_quarantined += int(later.get(source.name, 0))
@@ -662,6 +670,7 @@ def audit_by_partition(
                 gone |= ((rows["_file"] == name) & rows["_line"].isin(lines)).to_numpy(dtype=bool)
             own[table] = rows[~gone]
         group_q += late
+        group_left += late
         for table in REPLAY_ORDER:
             if table in combined and len(combined[table]):
                 # The group's rounds put in replay order once, here: its parts' rows are each in order,
@@ -670,7 +679,7 @@ def audit_by_partition(
                 combined[table] = stable_sorted(combined[table], REPLAY_ORDER[table]).reset_index(drop=True)
         frames, unmatched, known = set_aside_unmatched({**static.frames, **combined}, ids_seen, ambiguous)
         q = pd.concat(group_q, ignore_index=True) if group_q else static.quarantine.iloc[0:0]
-        left_out += [part for part in group_q if len(part) and isin(part["table"], LEFT_OUT_TABLES).any()]
+        left_out += [part for part in group_left if len(part) and isin(part["table"], LEFT_OUT_TABLES).any()]
         so_far = pd.concat(left_out, ignore_index=True) if left_out else q.iloc[0:0]
         bundle = Bundle(path, group_sources, frames, q, ids_seen, unread=unread, unmatched=unmatched, _derived=known,
                         left_out={str(t): rows for t, rows in so_far.groupby("table", sort=False)}, ambiguous_rounds=ambiguous,

@@ -473,6 +473,8 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
                 first = seen[r[id_col]]
                 same_throw = name == "dice_throws" and ts(r["ts"]) == ts(first["ts"]) and all(
                     r[c] == first[c] for c in ("table_id", "dice_set_id", "launcher_id", "null_reason"))
+                if r == first:
+                    continue  # a row written again, cell for cell: what was kept is whole
             else:
                 seen[r[id_col]] = r
                 kept[name].append(r | {"_source": source})

@@ -476,6 +476,20 @@ def test_cdf110_does_not_sum_a_coup_whose_stake_was_quarantined_or_repeated(tmp_
     assert list(f["expected"]) == ["bank_after_cents = 21400", "banker_result_cents = 9000"]
 
 
+def test_cdf110_sums_a_coup_whose_stake_was_written_twice_cell_for_cell(tmp_path: Path) -> None:
+    # A stakes file delivered twice repeats every stake: each copy is LOG002, but what was kept is the
+    # coup's every stake, so its sum is still judged (C1's stake result does not match the banker's).
+    # A stake id reused with another amount may be a stake of its own: C2's sum is not judged.
+    c1, s1 = won("C1")
+    s1[0]["result_cents"] = -9000
+    c2, s2 = won("C2", bank_event="rotation", banker_id="B2")
+    s2[0]["result_cents"] = -9000
+    reused = dict(s2[0], amount_cents=s2[0]["amount_cents"] + 100)
+    f = audit(tmp_path, cdf([c1, c2], s1 + s2 + [dict(s1[0]), reused]), "CDF110", quarantine_ok=True)
+    assert found(f) == [("C1", None)]
+    assert list(f["expected"]) == ["banker_result_cents = 9000"]
+
+
 def test_cdf110_without_a_stakes_table_judges_the_bank_after_the_coup_only(tmp_path: Path) -> None:
     c1, _ = won("C1")
     c2, _ = won("C2", bank_event="rotation", banker_id="B2")

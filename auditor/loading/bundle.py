@@ -184,6 +184,40 @@ def same_cells(rows: pd.DataFrame, firsts: pd.DataFrame, columns: tuple[str, ...
     return out
 
 
+def row_digests(table: Table, rows: pd.DataFrame) -> np.ndarray:
+    """A 64-bit digest of each row's cells in the format's columns, equal for a row written twice
+    whatever dtype each read gave a column (text or categories, plain or nullable integers, time
+    units): only the rows whose id repeats, but all of a file delivered twice (4M bets: seconds,
+    not a Python call a cell)."""
+    out = np.zeros(len(rows), dtype=np.uint64)
+    for name in table.names:
+        if name in rows.columns:
+            out = (out * np.uint64(1_000_003)) ^ _cell_digests(rows[name])
+    return out
+
+
+_MISSING = np.uint64(0x9E3779B97F4A7C15)  # any missing cell, whatever the column's dtype
+
+
+def _cell_digests(values: pd.Series) -> np.ndarray:
+    missing = values.isna().to_numpy(dtype=bool)
+    kind = values.dtype
+    if isinstance(kind, pd.CategoricalDtype):  # the categories' text, each digested once
+        codes = values.cat.codes.to_numpy()
+        own = pd.util.hash_array(values.cat.categories.astype(str).to_numpy(dtype=object))
+        hashed = own[np.maximum(codes, 0)] if len(own) else np.zeros(len(values), dtype=np.uint64)
+    elif pd.api.types.is_datetime64_any_dtype(kind):
+        ticks = (values.dt.tz_convert("UTC") if getattr(kind, "tz", None) else values).dt.as_unit("ns")
+        hashed = pd.util.hash_array(ticks.to_numpy(dtype="datetime64[ns]").view(np.int64))
+    elif pd.api.types.is_bool_dtype(kind) or pd.api.types.is_integer_dtype(kind):
+        hashed = pd.util.hash_array(values.astype("Int64").to_numpy(dtype=np.int64, na_value=0))
+    else:  # text, or anything else by its text
+        text = values.to_numpy(dtype=object, na_value="") if pd.api.types.is_string_dtype(kind) else np.array(
+            ["" if m else str(v) for v, m in zip(values.astype(object).to_numpy(), missing, strict=True)], dtype=object)
+        hashed = pd.util.hash_array(text, categorize=False)
+    return np.where(missing, _MISSING, hashed)
+
+
 def _records(parts: list[pd.DataFrame]) -> pd.DataFrame:
     """Quarantine records put together: the parts that hold any."""
     parts = [p for p in parts if len(p)]
@@ -474,11 +508,12 @@ def _unreadable(table: Table, name: str, reason: str, rows: int | None = None) -
     )
 
 
-def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.ndarray) -> tuple[np.ndarray, np.ndarray, pd.DataFrame, pa.Array, pa.Array]:
+def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.ndarray) -> tuple[np.ndarray, np.ndarray, pd.DataFrame, np.ndarray, pa.Array, pa.Array]:
     """Later occurrences of an id among the clean rows of `frame` (all rows read, typed; `clean`
     marks those that passed LOG001; `ids` the own id of each of its rows): their mask, the row each
-    repeats (its id's first clean row, one for each row the mask marks, in row order) and LOG002
-    records, and, for a table others name, every distinct id its rows hold (quarantined rows
+    repeats (its id's first clean row, one for each row the mask marks, in row order), their LOG002
+    records and which of them are copies of that row (`row_digests`: left out, but hiding nothing),
+    and, for a table others name, every distinct id its rows hold (quarantined rows
     included, for LOG003; for any other table they may be left out), and, for a round table that
     items name, its ids on more than one row read (`Bundle.ambiguous_rounds`).
 
@@ -488,8 +523,9 @@ def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.nd
     no_dup = np.zeros(len(frame), dtype=bool)
     no_rows = np.zeros(0, dtype=np.int64)
     nothing = pa.array([], type=pa.large_string())
+    no_copies = np.zeros(0, dtype=bool)
     if not len(ids):
-        return no_dup, no_rows, none, nothing, nothing
+        return no_dup, no_rows, none, no_copies, nothing, nothing
     if len(ids) != len(frame):
         raise AssertionError(f"{table.name}: {len(ids)} ids for {len(frame)} rows")
     own = arrow(ids)
@@ -498,7 +534,7 @@ def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.nd
     # A round table's ids on more than one row read, clean or not: whose items are whose cannot be told.
     twice = pc.unique(own.take(pa.array(later_rows[named], type=pa.int64()))) if named.any() and table.name in ROUND_TABLES_OF_ITEMS else nothing
     if not table.id_column or not clean.any() or not named.any():
-        return no_dup, no_rows, none, seen, twice
+        return no_dup, no_rows, none, no_copies, seen, twice
     # Only the rows whose id an earlier row holds, and those earlier rows, can be repeats: a few
     # among millions (working out every clean row's first clean occurrence took three passes over 4M bets).
     repeats, first_of = later_rows[named], firsts[named]
@@ -514,13 +550,14 @@ def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.nd
     first_row = first_clean[group]
     later = first_row != held
     if not later.any():
-        return no_dup, no_rows, none, seen, twice
+        return no_dup, no_rows, none, no_copies, seen, twice
     dup = no_dup
     dup[held[later]] = True
     at = first_row[later]  # `held` is in row order: one for each row `dup` marks, in its order
     rows = frame[dup]
     first_at = frame["_file"].iloc[at].to_numpy(dtype=object) + ":" + frame["_line"].to_numpy()[at].astype(str).astype(object)
-    return dup, at, duplicate_rows(table.name, rows, first_at), seen, twice
+    copies = row_digests(table, rows) == row_digests(table, frame.iloc[at])
+    return dup, at, duplicate_rows(table.name, rows, first_at), copies, seen, twice
 
 
 def duplicate_rows(table: str, rows: pd.DataFrame, first_at: np.ndarray | list[str]) -> pd.DataFrame:
@@ -660,6 +697,13 @@ class _TableLoad:
     round_positions: np.ndarray | None = None  # of each item in `frame`
     repeated: pa.Array | None = None  # a round table's ids on more than one row read (`_deduplicate`)
     gaps: pd.DataFrame | None = None  # the rows left out, as `Bundle.gaps`
+    copies: np.ndarray | None = None  # which of `duplicates` repeat their first row's every cell
+
+    def left_out(self) -> pd.DataFrame:
+        """The records of the rows left out that may hide a row (`Bundle.left_out`): a copy of a
+        kept row hides none, so a file delivered twice leaves every round's items whole."""
+        dups = self.duplicates if self.copies is None or not len(self.copies) else self.duplicates[~self.copies]
+        return _records([*self.quarantine, dups])
 
 
 def _load_table(
@@ -674,7 +718,7 @@ def _load_table(
     if not len(loaded.typed):
         seen = pa.array([], type=pa.large_string()) if loaded.sources else None
         return _TableLoad(loaded.sources, _empty(table), loaded.quarantine, pd.DataFrame(columns=QUARANTINE_COLUMNS), seen)
-    dup, repeats, dups, seen, twice = _deduplicate(table, loaded.typed, loaded.ids, loaded.is_clean)
+    dup, repeats, dups, copies, seen, twice = _deduplicate(table, loaded.typed, loaded.ids, loaded.is_clean)
     keep = loaded.is_clean & ~dup
     gaps = None
     if table.name in TIMED_GAPS:
@@ -691,7 +735,7 @@ def _load_table(
     # row was set aside (`unmatched` is then the frame itself).
     clean = clean_rows(table, loaded.typed, keep, consume=unmatched is not loaded.typed)
     return _TableLoad(loaded.sources, clean, loaded.quarantine, dups,
-                      seen if table.name in NAMED_BY_OTHERS else None, unmatched, at, twice, gaps)
+                      seen if table.name in NAMED_BY_OTHERS else None, unmatched, at, twice, gaps, copies)
 
 
 class BundleLoad:
@@ -756,7 +800,7 @@ class BundleLoad:
         bundle = self.bundle
         bundle.frames[table] = load.frame
         assert bundle.left_out is not None
-        bundle.left_out[table] = _records([*load.quarantine, load.duplicates])
+        bundle.left_out[table] = load.left_out()
         if load.repeated is not None and len(load.repeated):
             bundle.ambiguous_rounds[table] = load.repeated
         if load.unmatched is not None:
