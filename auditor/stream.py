@@ -51,7 +51,7 @@ import pyarrow.parquet as pq
 from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit, sorted_findings
 from auditor.figures import combine_figures, table_figures
 from auditor.frames import arrow, isin, later_occurrences, positions, repeated_ids, stable_sorted, written_again
-from auditor.loading.bundle import LOAD_THREADS, TIMED_GAPS, Bundle, LoadedFiles, SourceFile, gap_rows, row_digests, same_cells, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required, part_order, set_aside_unmatched
+from auditor.loading.bundle import LOAD_THREADS, TIMED_GAPS, Bundle, LoadedFiles, SourceFile, gap_rows, row_digests, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required, part_order, set_aside_unmatched
 from auditor.loading.coerce import NS_PER_TICK, as_text, parse_column, ticks_out_of_range
 from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame, repeated_names
 from auditor.report.outputs import data_period
@@ -434,47 +434,43 @@ def _each_table(work: Callable[[str], T], tables: list[str], threads: int) -> li
 
 
 def _quarantine_duplicates(
-    table: str, clean: pd.DataFrame, repeated: set[str], first_seen: dict[str, tuple[str, int]], first_cells: dict[str, pd.DataFrame],
+    table: str, clean: pd.DataFrame, repeated: set[str], first_seen: dict[str, tuple[str, int, int]],
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, np.ndarray]:
     """(rows kept, LOG002 records, rows left out that may hide a round, which records are copies):
     later occurrences of an id among the rows that passed LOG001, in file order across parts (as
-    the whole audit decides them). `first_seen` carries where each candidate id first stood and the
-    digest of that row (`row_digests`: a repeat with the same is a copy, hiding nothing); for a table
-    of `TIMED_GAPS`, `first_cells` its first row's cells that those rules read: a repeat equal to
-    them on those is the same round written twice, left out but no gap (`gap_rows`)."""
+    the whole audit decides them). `first_seen` carries where each candidate id first stood and two
+    digests of that row (`row_digests`), as `_load_table` compares them: of every cell (a repeat
+    with the same is a copy, hiding nothing) and, for a table of `TIMED_GAPS`, of the cells its
+    sequence rules read (a repeat with the same is no gap)."""
     id_col = TABLES[table].id_column
     if not repeated or clean.empty or not id_col:
         return clean, pd.DataFrame(), clean.iloc[0:0], np.zeros(0, dtype=bool)
     candidates = np.flatnonzero(isin(clean[id_col], list(repeated)))
-    digests = row_digests(TABLES[table], clean.iloc[candidates])
+    rows = clean.iloc[candidates]
+    columns = TIMED_GAPS.get(table)
+    every = row_digests(TABLES[table], rows)
+    timed = row_digests(TABLES[table], rows, columns) if columns else np.zeros(len(rows), dtype=np.uint64)
     later: list[int] = []
     first_at: list[str] = []
     copies: list[bool] = []
-    firsts: list[int] = []
-    for pos, digest in zip(candidates, digests, strict=True):
+    gap: list[bool] = []
+    for pos, digest, timed_digest in zip(candidates, every, timed, strict=True):
         key = str(clean[id_col].iat[pos])
         if key in first_seen:
             later.append(int(pos))
-            where, first_digest = first_seen[key]
+            where, first_digest, first_timed = first_seen[key]
             first_at.append(where)
             copies.append(bool(digest == first_digest))
+            gap.append(bool(timed_digest != first_timed))
         else:
-            first_seen[key] = (f"{clean['_file'].iat[pos]}:{clean['_line'].iat[pos]}", int(digest))
-            firsts.append(int(pos))
-    columns = TIMED_GAPS.get(table)
-    if columns and firsts:
-        cells = clean.iloc[firsts][list(columns)].set_axis(clean[id_col].iloc[firsts].astype(str).to_numpy())
-        first_cells[table] = pd.concat([first_cells[table], cells]) if table in first_cells else cells
+            first_seen[key] = (f"{clean['_file'].iat[pos]}:{clean['_line'].iat[pos]}", int(digest), int(timed_digest))
     if not later:
         return clean, pd.DataFrame(), clean.iloc[0:0], np.zeros(0, dtype=bool)
     mask = np.zeros(len(clean), dtype=bool)
     mask[later] = True
     again = clean[mask]
-    if columns:
-        stored = first_cells[table]
-        firsts_of = stored.iloc[stored.index.get_indexer(again[id_col].astype(str).to_numpy())]
-        again = again[~same_cells(again, firsts_of, columns)]
-    return clean[~mask].reset_index(drop=True), duplicate_rows(table, clean[mask], first_at), again, np.array(copies, dtype=bool)
+    return (clean[~mask].reset_index(drop=True), duplicate_rows(table, again, first_at),
+            again[np.array(gap, dtype=bool)] if columns else again.iloc[0:0], np.array(copies, dtype=bool))
 
 
 def _last_runs(f: pd.DataFrame, column: str, gap: pd.Timedelta | None = None) -> np.ndarray:
@@ -588,8 +584,7 @@ def audit_by_partition(
     say("reading ids of every part")
     ids, repeated, unread, strays, out_of_time = _first_pass(path, lay, group_of, threads)
     unread |= static.unread
-    first_seen: dict[str, dict[str, tuple[str, int]]] = {table: {} for table in repeated}
-    first_cells: dict[str, pd.DataFrame] = {}  # `_quarantine_duplicates`
+    first_seen: dict[str, dict[str, tuple[str, int, int]]] = {table: {} for table in repeated}
     # Round ids on more than one row of any part, as the whole audit finds them among the rows it reads.
     ambiguous = {**static.ambiguous_rounds,
                  **{t: pa.array(sorted(ids), type=pa.large_string()) for t, ids in repeated.items() if t in ROUND_TABLES_OF_ITEMS}}
@@ -642,7 +637,7 @@ def audit_by_partition(
                 add_gaps(table, gap_rows(loaded.typed, ~loaded.is_clean))
             if clean is None:
                 continue
-            clean, dq, repeats, copies = _quarantine_duplicates(table, clean, repeated.get(table, set()), first_seen.get(table, {}), first_cells)
+            clean, dq, repeats, copies = _quarantine_duplicates(table, clean, repeated.get(table, set()), first_seen.get(table, {}))
             if table in TIMED_GAPS and len(repeats):
                 add_gaps(table, gap_rows(repeats, np.ones(len(repeats), dtype=bool)))
             if len(dq):

@@ -170,27 +170,13 @@ def gap_rows(typed: pd.DataFrame, left: np.ndarray) -> pd.DataFrame:
     return pd.DataFrame({"table_id": rows["table_id"].astype(object).to_numpy()[known], "ts": rows["ts"].array[known]})
 
 
-def same_cells(rows: pd.DataFrame, firsts: pd.DataFrame, columns: tuple[str, ...]) -> np.ndarray:
-    """Whether each row of `rows` equals the row at the same position of `firsts` on every one of
-    `columns` (missing equal to missing): a repeat that changes nothing `columns` tell."""
-    out = np.ones(len(rows), dtype=bool)
-    for column in columns:
-        a, b = rows[column].reset_index(drop=True), firsts[column].reset_index(drop=True)
-        if isinstance(a.dtype, pd.CategoricalDtype) or isinstance(b.dtype, pd.CategoricalDtype):
-            a, b = a.astype(object), b.astype(object)  # categories of different reads do not compare
-        missing_a, missing_b = a.isna().to_numpy(dtype=bool), b.isna().to_numpy(dtype=bool)
-        equal = (a == b).fillna(False).to_numpy(dtype=bool) & ~missing_a & ~missing_b
-        out &= equal | (missing_a & missing_b)
-    return out
-
-
-def row_digests(table: Table, rows: pd.DataFrame) -> np.ndarray:
-    """A 64-bit digest of each row's cells in the format's columns, equal for a row written twice
-    whatever dtype each read gave a column (text or categories, plain or nullable integers, time
-    units): only the rows whose id repeats, but all of a file delivered twice (4M bets: seconds,
-    not a Python call a cell)."""
+def row_digests(table: Table, rows: pd.DataFrame, columns: tuple[str, ...] | None = None) -> np.ndarray:
+    """A 64-bit digest of each row's cells in the format's columns (or in `columns`), equal for a
+    row written twice whatever dtype each read gave a column (text or categories, plain or nullable
+    integers, time units; missing equal to missing): only the rows whose id repeats, but all of a
+    file delivered twice (4M bets: seconds, not a Python call a cell)."""
     out = np.zeros(len(rows), dtype=np.uint64)
-    for name in table.names:
+    for name in columns or table.names:
         if name in rows.columns:
             out = (out * np.uint64(1_000_003)) ^ _cell_digests(rows[name])
     return out
@@ -508,12 +494,11 @@ def _unreadable(table: Table, name: str, reason: str, rows: int | None = None) -
     )
 
 
-def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.ndarray) -> tuple[np.ndarray, np.ndarray, pd.DataFrame, np.ndarray, pa.Array, pa.Array]:
+def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.ndarray) -> tuple[np.ndarray, np.ndarray, pd.DataFrame, pa.Array, pa.Array]:
     """Later occurrences of an id among the clean rows of `frame` (all rows read, typed; `clean`
     marks those that passed LOG001; `ids` the own id of each of its rows): their mask, the row each
-    repeats (its id's first clean row, one for each row the mask marks, in row order), their LOG002
-    records and which of them are copies of that row (`row_digests`: left out, but hiding nothing),
-    and, for a table others name, every distinct id its rows hold (quarantined rows
+    repeats (its id's first clean row, one for each row the mask marks, in row order) and their
+    LOG002 records, and, for a table others name, every distinct id its rows hold (quarantined rows
     included, for LOG003; for any other table they may be left out), and, for a round table that
     items name, its ids on more than one row read (`Bundle.ambiguous_rounds`).
 
@@ -523,9 +508,8 @@ def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.nd
     no_dup = np.zeros(len(frame), dtype=bool)
     no_rows = np.zeros(0, dtype=np.int64)
     nothing = pa.array([], type=pa.large_string())
-    no_copies = np.zeros(0, dtype=bool)
     if not len(ids):
-        return no_dup, no_rows, none, no_copies, nothing, nothing
+        return no_dup, no_rows, none, nothing, nothing
     if len(ids) != len(frame):
         raise AssertionError(f"{table.name}: {len(ids)} ids for {len(frame)} rows")
     own = arrow(ids)
@@ -534,7 +518,7 @@ def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.nd
     # A round table's ids on more than one row read, clean or not: whose items are whose cannot be told.
     twice = pc.unique(own.take(pa.array(later_rows[named], type=pa.int64()))) if named.any() and table.name in ROUND_TABLES_OF_ITEMS else nothing
     if not table.id_column or not clean.any() or not named.any():
-        return no_dup, no_rows, none, no_copies, seen, twice
+        return no_dup, no_rows, none, seen, twice
     # Only the rows whose id an earlier row holds, and those earlier rows, can be repeats: a few
     # among millions (working out every clean row's first clean occurrence took three passes over 4M bets).
     repeats, first_of = later_rows[named], firsts[named]
@@ -550,14 +534,13 @@ def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.nd
     first_row = first_clean[group]
     later = first_row != held
     if not later.any():
-        return no_dup, no_rows, none, no_copies, seen, twice
+        return no_dup, no_rows, none, seen, twice
     dup = no_dup
     dup[held[later]] = True
     at = first_row[later]  # `held` is in row order: one for each row `dup` marks, in its order
     rows = frame[dup]
     first_at = frame["_file"].iloc[at].to_numpy(dtype=object) + ":" + frame["_line"].to_numpy()[at].astype(str).astype(object)
-    copies = row_digests(table, rows) == row_digests(table, frame.iloc[at])
-    return dup, at, duplicate_rows(table.name, rows, first_at), copies, seen, twice
+    return dup, at, duplicate_rows(table.name, rows, first_at), seen, twice
 
 
 def duplicate_rows(table: str, rows: pd.DataFrame, first_at: np.ndarray | list[str]) -> pd.DataFrame:
@@ -718,13 +701,21 @@ def _load_table(
     if not len(loaded.typed):
         seen = pa.array([], type=pa.large_string()) if loaded.sources else None
         return _TableLoad(loaded.sources, _empty(table), loaded.quarantine, pd.DataFrame(columns=QUARANTINE_COLUMNS), seen)
-    dup, repeats, dups, copies, seen, twice = _deduplicate(table, loaded.typed, loaded.ids, loaded.is_clean)
+    dup, repeats, dups, seen, twice = _deduplicate(table, loaded.typed, loaded.ids, loaded.is_clean)
     keep = loaded.is_clean & ~dup
+    # Which repeats are their first row again: in every cell (a copy, hiding nothing), and in the
+    # cells the sequence rules read (no gap, `TIMED_GAPS`).
+    columns = TIMED_GAPS.get(table.name)
+    copies, no_gap = np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
+    if len(repeats):
+        again, firsts = loaded.typed[dup], loaded.typed.iloc[repeats]
+        copies = row_digests(table, again) == row_digests(table, firsts)
+        if columns:
+            no_gap = row_digests(table, again, columns) == row_digests(table, firsts, columns)
     gaps = None
-    if table.name in TIMED_GAPS:
+    if columns:
         left = ~keep
-        again = np.flatnonzero(dup)
-        left[again[same_cells(loaded.typed.iloc[again], loaded.typed.iloc[repeats], TIMED_GAPS[table.name])]] = False
+        left[np.flatnonzero(dup)[no_gap]] = False
         gaps = gap_rows(loaded.typed, left)
     unmatched = at = None
     rounds = round_ids() if round_ids is not None else None
