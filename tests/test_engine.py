@@ -97,6 +97,36 @@ def test_several_rules_hits_made_findings_at_once_are_each_rules_findings_alone(
     assert "(" not in together["message"].iloc[3]  # a log rule's message never carries its values
 
 
+def test_the_findings_are_the_same_however_a_games_rules_were_batched() -> None:
+    """Which rules' hits are made findings together depends on which thread took them (`_GameWork`):
+    a text rule's missing value must read the same, batched with text rules only (Arrow text) or
+    with a rule whose values are numbers (Python values), once every part is sorted together."""
+    from auditor.engine import findings_of
+    from auditor.rules import REGISTRY
+
+    def hits(expected: list[object], observed: list[object], round_id: str) -> pd.DataFrame:
+        n = len(expected)
+        return pd.DataFrame({"table_id": pd.Series(["T1"] * n, dtype="str"), "round_id": pd.Series([round_id] * n, dtype="str"),
+                             "item_id": pd.Series([None] * n, dtype="str"),
+                             "ts": pd.to_datetime(["2026-03-01T21:00:00Z"] * n, utc=True),
+                             "expected": pd.Series(expected, dtype="str" if all(isinstance(v, str) or v is None for v in expected) else object),
+                             "observed": pd.Series(observed, dtype="str" if all(isinstance(v, str) or v is None for v in observed) else object),
+                             "file": pd.Categorical(["a.csv"] * n), "line": np.arange(1, n + 1), "detail": pd.Series([None] * n, dtype=object)})
+
+    text_a = (REGISTRY["WHL208"], hits(["before 21:00", "before 21:00"], ["late", None], "R1"))
+    text_b = (REGISTRY["CDF120"], hits(["9H", None], ["TC", "TC 6H"], "R2"))
+    numbers = (REGISTRY["CDF101"], hits([2500], [2400], "R3"))
+
+    text_first = sorted_findings([findings_of([text_a, text_b], "en"), findings_of([numbers], "en")])
+    mixed_first = sorted_findings([findings_of([text_a, numbers], "en"), findings_of([text_b], "en")])
+    one_by_one = sorted_findings([findings_of([r], "en") for r in (text_a, text_b, numbers)])
+
+    pd.testing.assert_frame_equal(text_first, mixed_first)
+    pd.testing.assert_frame_equal(text_first, one_by_one)
+    observed = text_first["observed"]
+    assert observed.dtype == object and [v for v in observed if not isinstance(v, (str, int))] == [None]  # JSON's null, never NaN
+
+
 def test_hits_hands_a_rules_functions_the_offending_rows_only() -> None:
     """`hits` cuts whole-frame Series to the offending rows, and a function of the rows sees those
     rows alone, by index and by column name, whatever the frame's index labels."""
