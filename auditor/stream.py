@@ -181,14 +181,16 @@ class Strays:
 
 def _first_pass(
     path: Path, lay: Layout, group_of: dict[str, int], threads: int = 1
-) -> tuple[dict[str, pa.Array], dict[str, set[str]], set[str], Strays, dict[str, int]]:
+) -> tuple[dict[str, pa.Array], dict[str, set[str]], set[str], Strays, dict[str, int], dict[str, list[str]]]:
     """Every id of each partitioned table that others name (for LOG003), the ids that occur more than
     once in any (the candidates for LOG002, decided in the second pass among the rows that pass
     LOG001, as the whole audit does), the tables with a part that cannot be audited (its ids
     unknown, as `Bundle.unread`), the items filed away from their round's group, and how many rounds
     of each table are filed out of time order (`_out_of_time`): reads id columns, the tables and
     times of rounds, and footers only, `threads` tables at once; round tables first, so that each item part
-    is checked against its round ids as it is read and only the items filed away are kept."""
+    is checked against its round ids as it is read and only the items filed away are kept. Last,
+    for each round table that items name, its parts holding an id written more than once, in part
+    order (`_ambiguous_rounds` reads them again)."""
     def ids_of(table: str, away: Away | None = None) -> _PartIds:
         return _repeats(table, _table_ids(path, table, lay.parts[table], away))
 
@@ -219,7 +221,39 @@ def _first_pass(
     repeated = {t: got.repeated for t, got in read.items() if got.repeated}
     ids = {t: got.distinct for t, got in read.items() if got.distinct is not None}
     unread = {t for t, got in read.items() if got.broken}
-    return ids, repeated, unread, strays, late
+    holding: dict[str, list[str]] = {}
+    for table, got in read.items():
+        if table in ROUND_TABLES_OF_ITEMS and got.repeated and got.ids is not None:
+            twice = pa.array(sorted(got.repeated), type=pa.large_string())
+            holding[table] = [key for key, part in zip(got.keys, got.ids, strict=True) if pc.any(pc.is_in(part, value_set=twice)).as_py()]
+    return ids, repeated, unread, strays, late, holding
+
+
+def _ambiguous_rounds(path: Path, lay: Layout, holding: dict[str, list[str]], repeated: dict[str, set[str]]) -> dict[str, pa.Array]:
+    """For each round table of `holding` (its parts holding an id written more than once), the ids
+    whose items cannot be told to be one round's, as the whole audit decides them (`_told_apart`):
+    an id on a row that fails LOG001, or on clean rows that differ in a cell. A round written again
+    cell for cell (a file delivered twice) is one round, its items its own. The parts are read
+    again one at a time, and only the repeated ids' digests kept: memory stays bounded by a part."""
+    out: dict[str, pa.Array] = {}
+    for table, keys in holding.items():
+        twice = sorted(repeated[table])
+        seen: list[pd.DataFrame] = []
+        for key in keys:
+            part = lay.parts[table][key]
+            loaded = load_files(TABLES[table], [(part, part.relative_to(path).as_posix())], path)
+            rows = np.flatnonzero(isin(loaded.ids, twice)) if len(loaded.typed) else np.zeros(0, dtype=np.int64)
+            if len(rows):
+                seen.append(pd.DataFrame({"id": loaded.ids.iloc[rows].astype(object).to_numpy(),
+                                          "digest": row_digests(TABLES[table], loaded.typed.iloc[rows]),
+                                          "unclean": ~loaded.is_clean[rows]}))
+        every = pd.concat(seen, ignore_index=True) if seen else pd.DataFrame({"id": [], "digest": [], "unclean": []})
+        clean = every[~every["unclean"].to_numpy(dtype=bool)]
+        varied = clean.groupby("id", sort=False)["digest"].nunique()
+        ambiguous = set(every["id"][every["unclean"].to_numpy(dtype=bool)]) | set(varied.index[varied.to_numpy() > 1])
+        out[table] = pa.array(sorted(str(i) for i in ambiguous), type=pa.large_string())
+    return out
+
 
 
 def _repeats(table: str, got: _PartIds) -> _PartIds:
@@ -582,12 +616,13 @@ def audit_by_partition(
     batches = lay.batches(batch_rows)
     group_of = {key: n for n, keys in enumerate(batches) for key in keys}
     say("reading ids of every part")
-    ids, repeated, unread, strays, out_of_time = _first_pass(path, lay, group_of, threads)
+    ids, repeated, unread, strays, out_of_time, holding = _first_pass(path, lay, group_of, threads)
     unread |= static.unread
     first_seen: dict[str, dict[str, tuple[str, int, int]]] = {table: {} for table in repeated}
-    # Round ids on more than one row of any part, as the whole audit finds them among the rows it reads.
-    ambiguous = {**static.ambiguous_rounds,
-                 **{t: pa.array(sorted(ids), type=pa.large_string()) for t, ids in repeated.items() if t in ROUND_TABLES_OF_ITEMS}}
+    if holding:
+        say("reading again the parts of rounds whose id is written twice")
+    # Round ids on more than one row of any part, not one round written again, as the whole audit finds them.
+    ambiguous = {**static.ambiguous_rounds, **_ambiguous_rounds(path, lay, holding, repeated)}
     ids_seen = {**static.ids_seen, **ids}
     group_rules = [r for r in rules if set(r.tables) & partitioned or r.code in LOG_EVERYWHERE]
     static_rules = [r for r in rules if not set(r.tables) & partitioned]

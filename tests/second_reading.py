@@ -450,6 +450,7 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
     out: set[Key] = set()
     kept: dict[str, list[Row]] = {}
     ids_read: dict[str, set[str | None]] = {}
+    differ: dict[str, set[str | None]] = {}  # ids on a broken row, or on a row unlike their first kept one
     left_out: dict[str, set[str]] = defaultdict(set)  # round table -> rounds some of whose items were not kept
     untold: set[str] = set()  # round tables with an item left out that names no round
     # Gaming tables with a coup left out (None: one that names no table), whose shoes' last coups
@@ -461,14 +462,18 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
         read = rows(bundle / f"{name}.csv")
         ids_read[name] = {r[id_col] for r in read}
         seen: dict[str | None, Row] = {}
+        differ[name] = set()
         kept[name] = []
         for k, r in enumerate(read):
             source = f"{name}.csv:{k + 1}"
             same_throw = False
             if k in broken.get(name, set()) or r[id_col] is None:
                 out.add(("LOG001", source, None))
+                differ[name].add(r[id_col])
             elif r[id_col] in seen:
                 out.add(("LOG002", source, None))
+                if r != seen[r[id_col]]:
+                    differ[name].add(r[id_col])
                 # The throw written again: what BFR308-BFR310 read of it is the kept throw's.
                 first = seen[r[id_col]]
                 same_throw = name == "dice_throws" and ts(r["ts"]) == ts(first["ts"]) and all(
@@ -489,9 +494,11 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
                     untold.add(parent)
                 else:
                     left_out[parent].add(str(r[key]))
-    # A round id on more than one row read (kept or not): whose items are whose cannot be told, so its
-    # items are left out of the game rules, and its sums are not judged.
-    twice = {parent: {rid for rid, n in Counter(r[IDS[parent]] for r in rows(bundle / f"{parent}.csv")).items() if n > 1 and rid is not None}
+    # A round id on more than one row read (kept or not) whose rows differ, or one of which is broken:
+    # whose items are whose cannot be told, so its items are left out of the game rules, and its
+    # sums are not judged. A round written again cell for cell is one round: its items are its own.
+    twice = {parent: {rid for rid, n in Counter(r[IDS[parent]] for r in rows(bundle / f"{parent}.csv")).items()
+                      if n > 1 and rid is not None and rid in differ[parent]}
              for _, parent in ROUND_OF.values() if parent in kept}
     for parent, ids in twice.items():
         left_out[parent] |= {str(rid) for rid in ids}

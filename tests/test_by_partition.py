@@ -391,6 +391,30 @@ def test_a_coup_id_written_again_in_a_later_part_sets_its_stakes_aside_as_whole(
     assert text.count('"rule": "LOG002"') == 1 and "S-LATER" not in text
 
 
+def test_a_coup_written_again_cell_for_cell_in_a_later_part_keeps_its_stakes_as_whole(tmp_path: Path) -> None:
+    """A coup of the first part written again, cell for cell, in the last (a file delivered twice):
+    one coup, whose stakes are still its own and judged, as in the whole audit, though the first
+    part's group is audited before the copy is read. A coup id reused for another coup still sets
+    that id's stakes aside."""
+    import pandas as pd
+
+    simulate(tmp_path / "flat", seed=12, rounds=2000, games=["chemin_de_fer"], fmt="parquet")
+    partition(tmp_path / "flat", tmp_path / "parts", "%Y-%m-%dT%H")
+    parts = sorted((tmp_path / "parts" / "cdf_coups").glob("*.parquet"))
+    first, last = pd.read_parquet(parts[0]), pd.read_parquet(parts[-1])
+    reused = last.iloc[[len(last) - 1]].assign(coup_id=first.loc[1, "coup_id"])
+    pd.concat([last, first.iloc[[0]], reused], ignore_index=True).to_parquet(parts[-1], index=False)
+    # A stake of each of those coups over its bank (CDF106): judged for the copied coup only.
+    stakes = sorted((tmp_path / "parts" / "cdf_stakes").glob("*.parquet"))
+    early = pd.read_parquet(stakes[0])
+    extra = [early.iloc[[0]].assign(stake_id=f"S-OVER-{n}", coup_id=first.loc[n, "coup_id"], amount_cents=int(first.loc[n, "bank_cents"]) + 1)
+             for n in (0, 1)]
+    pd.concat([early, *extra], ignore_index=True).to_parquet(stakes[0], index=False)
+    audit_both(tmp_path / "parts", tmp_path, rows=("2000000", "1"))
+    text = (tmp_path / "p1" / "violations.jsonl").read_text()
+    assert text.count('"rule": "LOG002"') == 2 and "S-OVER-0" in text and "S-OVER-1" not in text
+
+
 def test_a_shoe_whose_last_coup_was_quarantined_a_part_before_is_not_judged_across_as_whole(tmp_path: Path) -> None:
     """The last coup of shoe S1, won by its banker, is quarantined with the first day's part; the
     next day's coup 1 of S2 carries that bank over. The coup before it in the audit, C1, was lost by

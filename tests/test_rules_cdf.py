@@ -490,6 +490,19 @@ def test_cdf110_sums_a_coup_whose_stake_was_written_twice_cell_for_cell(tmp_path
     assert list(f["expected"]) == ["banker_result_cents = 9000"]
 
 
+def test_cdf110_sums_the_stakes_of_a_coup_written_twice_cell_for_cell(tmp_path: Path) -> None:
+    # A coups file delivered twice repeats every coup: each copy is LOG002, but whose stakes are whose
+    # is still plain, so C1's sum is judged. A coup id reused for another coup (C2, another bank)
+    # leaves its stakes unjudged: they may be the other coup's.
+    c1, s1 = won("C1")
+    s1[0]["result_cents"] = -9000
+    c2, s2 = won("C2", bank_event="rotation", banker_id="B2")
+    s2[0]["result_cents"] = -9000
+    other = dict(c2, bank_cents=c2["bank_cents"] + 100)
+    f = audit(tmp_path, cdf([c1, c2, dict(c1), other], s1 + s2), "CDF110", quarantine_ok=True)
+    assert found(f) == [("C1", None)]
+
+
 def test_cdf110_without_a_stakes_table_judges_the_bank_after_the_coup_only(tmp_path: Path) -> None:
     c1, _ = won("C1")
     c2, _ = won("C2", bank_event="rotation", banker_id="B2")

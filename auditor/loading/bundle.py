@@ -89,8 +89,8 @@ class Bundle:
     # the audit by partition, the unpartitioned tables' and every group's so far (a stake may be
     # read a group before its coup). None: read from `quarantine`.
     left_out: dict[str, pd.DataFrame] | None = None
-    # Each round table's ids on more than one row read: their items are set aside (`split_items`),
-    # and their sums not judged (`rounds_missing_items`).
+    # Each round table's ids on more than one row read that are not one round written again cell for
+    # cell (`_told_apart`): their items are set aside (`split_items`), and their sums not judged (`rounds_missing_items`).
     ambiguous_rounds: dict[str, pa.Array] = field(default_factory=dict)
     # The rows left out of a round table whose rounds carry no number (`TIMED_GAPS`): each one's
     # table and time, where both could be read (`gap_rows`), by table. Only their times show where
@@ -127,7 +127,7 @@ class Bundle:
         """(ids, untold) for an item table (`ITEM_ROUNDS`): the ids of the rounds some of whose items
         were left out of the audit (a row quarantined: a bad cell, a repeated id, a stake of a settled
         coup without its result), or cannot be told from another round's (the round's own id on two
-        rows: `ambiguous_rounds`, its items set aside); and whether items were left out whose round
+        rows that differ: `ambiguous_rounds`, its items set aside); and whether items were left out whose round
         cannot be told (a file that could not be read, a row whose round id is missing). A sum or
         count of a round's items is then not the round's own: a rule that judges one leaves those
         rounds unjudged, LOG001 and LOG002 report why."""
@@ -220,8 +220,9 @@ def split_items(keys: pd.Series, keep: np.ndarray, round_ids: pd.Series, ambiguo
     """(kept, aside, positions) for the rows of an item table that `keep` marks: `kept` those whose
     `keys` name one of `round_ids` (the audited rounds), `aside` the others (orphans, LOG003's, or
     items of a quarantined round: no game rule judges them), and each kept row's round position.
-    An item naming an `ambiguous` id (one on more than one row of its round table: LOG002's, or a
-    quarantined row's too) is set aside as well: which of those rounds it belongs to cannot be told.
+    An item naming an `ambiguous` id (one on more than one row of its round table, not one round
+    written again cell for cell: `_told_apart`) is set aside as well: which of those rounds it
+    belongs to cannot be told.
     Items are set aside once, at load, not by each game joining them to their rounds: the join
     would copy millions of items beside the bundle's own."""
     at = positions(keys, round_ids)
@@ -669,6 +670,18 @@ def manifest_notes(manifest: object, read: list[str] | None = None) -> list[str]
     return notes
 
 
+def _told_apart(ids: pd.Series, twice: pa.Array, dup: np.ndarray, copies: np.ndarray, clean: np.ndarray) -> pa.Array:
+    """Of a round table's ids on more than one row read (`twice`), those whose rows are not one
+    round written again: an id whose every later row is a copy of its first clean row (`copies`,
+    one for each row `dup` marks) names one round, and its items are that round's. An id on a
+    quarantined row (LOG001) stays ambiguous: what the row held cannot be known."""
+    differ = ~clean
+    differ[np.flatnonzero(dup)[~copies] if len(copies) else np.flatnonzero(dup)] = True
+    if not differ.any():
+        return twice[:0]
+    return twice.filter(pc.is_in(twice, value_set=pc.unique(arrow(ids).filter(pa.array(differ)))))
+
+
 @dataclass
 class _TableLoad:
     files: list[SourceFile]
@@ -712,6 +725,8 @@ def _load_table(
         copies = row_digests(table, again) == row_digests(table, firsts)
         if columns:
             no_gap = row_digests(table, again, columns) == row_digests(table, firsts, columns)
+    if len(twice):
+        twice = _told_apart(loaded.ids, twice, dup, copies, loaded.is_clean)
     gaps = None
     if columns:
         left = ~keep
