@@ -591,9 +591,15 @@ def _sources(frame: pd.DataFrame) -> set[str]:
 
 def _concat(*frames: pd.DataFrame | None) -> pd.DataFrame:
     """Rows of one table from several reads (the context, rows read with earlier groups, the group's
-    own), in that order; file names as plain strings when there are several (categories differ)."""
+    own), in that order. Each read names its files by categories of its own: they are recoded to
+    the files of all, in part order as the whole audit's load lists them (as text, a group's 2M
+    rows of file names cost 2.4 s of a 41 s audit by partition on one thread)."""
     parts = [x for x in frames if x is not None and len(x)]
     if len(parts) > 1:
+        files = [p["_file"] for p in parts]
+        if all(isinstance(f.dtype, pd.CategoricalDtype) for f in files):
+            names = sorted(set().union(*(f.cat.categories for f in files)), key=lambda n: part_order(str(n)))
+            return pd.concat([p.assign(_file=f.cat.set_categories(names)) for p, f in zip(parts, files, strict=True)], ignore_index=True)
         return pd.concat([p.assign(_file=p["_file"].astype(str)) for p in parts], ignore_index=True)
     if parts:
         return parts[0]
