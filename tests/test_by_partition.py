@@ -436,3 +436,19 @@ def test_a_shoe_whose_last_coup_was_quarantined_a_part_before_is_not_judged_acro
     audit_both(bundle, tmp_path, rows=("2000000", "1"))
     found = [(v["rule"], v["round_id"]) for v in map(json.loads, (tmp_path / "p1" / "violations.jsonl").read_text().splitlines())]
     assert found == [("LOG001", "C2")]
+
+
+def test_a_tables_reads_joined_keep_each_rows_file_named_in_part_order() -> None:
+    """The context, rows read early and a group's own, each naming its files by categories of its
+    own, joined: every row still names its own file, and the files are listed in part order (as
+    the whole audit's load lists them, `part-2` before `part-10`), never turned into text a row."""
+    import pandas as pd
+
+    from auditor.stream import _concat
+
+    context = pd.DataFrame({"n": [1, 2], "_file": pd.Categorical(["t/part-10.parquet", "t/part-2.parquet"])})
+    own = pd.DataFrame({"n": [3], "_file": pd.Categorical(["t/part-3.parquet"])})
+    joined = _concat(context, None, own)
+    assert list(joined["n"]) == [1, 2, 3]
+    assert list(joined["_file"]) == ["t/part-10.parquet", "t/part-2.parquet", "t/part-3.parquet"]
+    assert list(joined["_file"].cat.categories) == ["t/part-2.parquet", "t/part-3.parquet", "t/part-10.parquet"]
