@@ -675,12 +675,12 @@ def audit_by_partition(
             group_q += loaded.quarantine
             group_left += loaded.quarantine
             if table in TIMED_GAPS and len(loaded.typed):
-                add_gaps(table, gap_rows(loaded.typed, ~loaded.is_clean))
+                add_gaps(table, gap_rows(loaded.typed, ~loaded.is_clean, table))
             if clean is None:
                 continue
             clean, dq, repeats, copies = _quarantine_duplicates(table, clean, repeated.get(table, set()), first_seen.get(table, {}))
             if table in TIMED_GAPS and len(repeats):
-                add_gaps(table, gap_rows(repeats, np.ones(len(repeats), dtype=bool)))
+                add_gaps(table, gap_rows(repeats, np.ones(len(repeats), dtype=bool), table))
             if len(dq):
                 group_q.append(dq)
                 group_left.append(dq[~copies])

@@ -270,12 +270,20 @@ def chemin_de_fer(bundle: Path) -> set[Key]:
         stakes[s["coup_id"]].append(s)
     all_stakes_of = complete_rounds(bundle, "cdf_coups", stakes)
     noted = json.loads((bundle / LEFT_OUT).read_text(encoding="utf-8")) if (bundle / LEFT_OUT).exists() else {}
-    coups_left_out = set(noted.get("coup_tables", []))  # tables a coup of which was quarantined
+    coups_left_out = set(noted.get("coup_tables", []))  # None: a coup left out that names no table
+    coup_gaps = defaultdict(list)  # table -> the times of its coups left out (None: unread)
+    for table_id, when in noted.get("coup_gaps", []):
+        coup_gaps[table_id].append(ts(when) if when is not None else None)
 
-    def last_of_its_shoe(prev: Row) -> bool:
-        """Whether `prev` is known to end its shoe: the stop card came out in it, or no coup of its
-        table was left out (one left out might have been the shoe's last)."""
-        return bool(b(prev["stop_card"])) or not (prev["table_id"] in coups_left_out or None in coups_left_out)
+    def last_of_its_shoe(prev: Row, c: Row) -> bool:
+        """Whether `prev` is known to end its shoe, `c` being its table's next coup: the stop card came
+        out in it, or no coup of its table was left out between them, nor one at a time unread (one
+        left out might have been the shoe's last)."""
+        if b(prev["stop_card"]):
+            return True
+        if None in coups_left_out:
+            return False
+        return not any(g is None or ts(prev["ts"]) <= g <= ts(c["ts"]) for g in coup_gaps[prev["table_id"]])
 
     for t in tables.values():
         if t["game"] == "chemin_de_fer" and t["authorised_min_cents"] is not None and int(t["min_cents"]) < int(t["authorised_min_cents"]):
@@ -379,7 +387,7 @@ def chemin_de_fer(bundle: Path) -> set[Key]:
             cid = c["coup_id"]
             prev = cs[k - 1] if k else None
             has_prev = prev is not None and ((prev["shoe_id"] == c["shoe_id"] and int(c["coup_no"]) == int(prev["coup_no"]) + 1)
-                                             or (prev["shoe_id"] != c["shoe_id"] and c["coup_no"] == "1" and last_of_its_shoe(prev)))
+                                             or (prev["shoe_id"] != c["shoe_id"] and c["coup_no"] == "1" and last_of_its_shoe(prev, c)))
             if prev is not None and prev["banker_id"] == c["banker_id"]:
                 stint_len += 1
                 stint_lost = stint_lost or not has_prev  # a coup of the stint missing: its winnings unknown
@@ -453,9 +461,10 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
     differ: dict[str, set[str | None]] = {}  # ids on a broken row, or on a row unlike their first kept one
     left_out: dict[str, set[str]] = defaultdict(set)  # round table -> rounds some of whose items were not kept
     untold: set[str] = set()  # round tables with an item left out that names no round
-    # Gaming tables with a coup left out (None: one that names no table), whose shoes' last coups
-    # may be the ones left out.
+    # A coup left out that names no table (None) may be any table's shoe's last; one that does, the
+    # last of the shoe its table was dealing at its time, or of any of its table's, time unread.
     tables_left: set[str | None] = set()
+    coup_gaps: list[tuple[str, str | None]] = []
     throw_gaps: list[tuple[str, str]] = []  # the table and time of each throw left out, where both read
     present = {name: id_col for name, id_col in IDS.items() if (bundle / f"{name}.csv").exists()}
     for name, id_col in present.items():
@@ -466,7 +475,7 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
         kept[name] = []
         for k, r in enumerate(read):
             source = f"{name}.csv:{k + 1}"
-            same_throw = False
+            same_throw = same_coup = False
             if k in broken.get(name, set()) or r[id_col] is None:
                 out.add(("LOG001", source, None))
                 differ[name].add(r[id_col])
@@ -478,14 +487,19 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
                 first = seen[r[id_col]]
                 same_throw = name == "dice_throws" and ts(r["ts"]) == ts(first["ts"]) and all(
                     r[c] == first[c] for c in ("table_id", "dice_set_id", "launcher_id", "null_reason"))
+                # The coup written again: the same shoe's same coup, at the same time, misses from no shoe.
+                same_coup = name == "cdf_coups" and ts(r["ts"]) == ts(first["ts"]) and all(
+                    r[c] == first[c] for c in ("table_id", "shoe_id", "coup_no"))
                 if r == first:
                     continue  # a row written again, cell for cell: what was kept is whole
             else:
                 seen[r[id_col]] = r
                 kept[name].append(r | {"_source": source})
                 continue
-            if name == "cdf_coups":
-                tables_left.add(r["table_id"])
+            if name == "cdf_coups" and r["table_id"] is None:
+                tables_left.add(None)
+            elif name == "cdf_coups" and not same_coup:
+                coup_gaps.append((r["table_id"], str(r["ts"]) if readable_time(r["ts"]) else None))
             if name == "dice_throws" and r["table_id"] is not None and readable_time(r["ts"]) and not same_throw:
                 throw_gaps.append((r["table_id"], str(r["ts"])))
             if name in ROUND_OF:
@@ -505,7 +519,7 @@ def quarantine(bundle: Path, broken: dict[str, set[int]], kept_dir: Path) -> set
     audited_rounds = {parent: {r[IDS[parent]] for r in kept[parent]} - twice[parent] for _, parent in ROUND_OF.values() if parent in kept}
     kept_dir.mkdir(parents=True, exist_ok=True)
     (kept_dir / LEFT_OUT).write_text(json.dumps({"rounds": {t: sorted(ids) for t, ids in left_out.items()}, "untold": sorted(untold),
-                                                           "coup_tables": sorted(tables_left, key=str), "throw_gaps": throw_gaps}), encoding="utf-8")
+                                                           "coup_tables": sorted(tables_left, key=str), "coup_gaps": coup_gaps, "throw_gaps": throw_gaps}), encoding="utf-8")
     for name, rs in kept.items():
         if name in ROUND_OF:
             key, parent = ROUND_OF[name]

@@ -176,6 +176,41 @@ def test_cdf112_a_shoe_whose_last_coup_was_quarantined_is_not_judged_across(tmp_
     assert found(f) == [("C3", None)]
 
 
+def test_cdf112_a_coup_left_out_is_placed_by_its_time(tmp_path: Path) -> None:
+    # C1 (no stop card) lost by B1, then coup 1 of shoe S2 at C1's time + 60 s carries the bank over.
+    # A coup of the table left out later on (in shoe S2, at +1 h) cannot have been S1's last: C3
+    # is judged. Left out between C1 and C3, or with a time that cannot be read, it may have been.
+    import csv
+
+    def judged(path: Path, tables: dict[str, list[dict[str, object]]], untimed: bool = False) -> list[tuple[str, str | None]]:
+        write_bundle(path, tables)
+        if untimed:  # C9's time garbled in the file: quarantined (LOG001), its time unknown
+            with (path / "cdf_coups.csv").open(newline="", encoding="utf-8") as fh:
+                rows = list(csv.DictReader(fh))
+            for row in rows:
+                if row["coup_id"] == "C9":
+                    row["ts"] = "not a time"
+            with (path / "cdf_coups.csv").open("w", newline="", encoding="utf-8") as fh:
+                writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+                writer.writeheader()
+                writer.writerows(rows)
+        bundle = load_bundle(path)
+        assert (bundle.quarantine["rule"] == "LOG001").sum() == 1
+        return found(run_audit(bundle, load_ruleset(), select_rules("CDF112"), lang="en").findings)
+
+    c1, s1 = lost("C1")
+    c3 = coup("C3", shoe_id="S2", coup_no=1, bank_event="shoe_carryover", bank_cents=10000, ts=at(120))
+    later = coup("C9", shoe_id="S2", coup_no=9, cagnotte_cents=-5, ts=at(3600))
+    assert judged(tmp_path / "a", cdf([c1, c3, later], s1)) == [("C3", None)]
+    between = coup("C9", shoe_id="S1", coup_no=2, cagnotte_cents=-5, ts=at(90))
+    assert judged(tmp_path / "b", cdf([c1, c3, between], s1)) == []
+    assert judged(tmp_path / "c", cdf([c1, c3, coup("C9", shoe_id="S2", coup_no=9, ts=at(3600))], s1), untimed=True) == []
+    # Another table's coup left out, whatever its time, leaves T1's shoes known.
+    other = coup("C9", table_id="T2", shoe_id="X1", coup_no=2, ts=at(90))
+    tables = cdf([c1, c3, other], s1) | {"tables": [CDF_TABLE, CDF_TABLE | {"table_id": "T2"}]}
+    assert judged(tmp_path / "d", tables, untimed=True) == [("C3", None)]
+
+
 def test_cdf113_first_bank_seat_1(tmp_path: Path) -> None:
     ok = coup("C1")
     bad = coup("C9", table_id="T2", shoe_id="S9", coup_no=1, bank_event="initial", banker_seat=3)

@@ -92,9 +92,9 @@ class Bundle:
     # Each round table's ids on more than one row read that are not one round written again cell for
     # cell (`_told_apart`): their items are set aside (`split_items`), and their sums not judged (`rounds_missing_items`).
     ambiguous_rounds: dict[str, pa.Array] = field(default_factory=dict)
-    # The rows left out of a round table whose rounds carry no number (`TIMED_GAPS`): each one's
-    # table and time, where both could be read (`gap_rows`), by table. Only their times show where
-    # a round is missing from a table's sequence.
+    # The rows left out of a round table whose sequence does not show a round missing (`TIMED_GAPS`:
+    # throws, and coups at a shoe's end): each one's table and time, where both could be read
+    # (`gap_rows`; a coup's with its time NaT where only its table could), by table.
     gaps: dict[str, pd.DataFrame] = field(default_factory=dict)
     _derived: dict[Hashable, object] = field(default_factory=dict, repr=False, compare=False)
     _locks: BuildLocks = field(default_factory=BuildLocks, repr=False, compare=False)
@@ -158,15 +158,23 @@ class Bundle:
 # Each with what those rules read of a round: a repeated id's row (LOG002) equal on these to the
 # kept row it repeats is that round written twice, which hides nothing from them, not a round
 # missing (a file delivered twice would otherwise stop BFR308-BFR310 on every throw it holds).
-TIMED_GAPS: dict[str, tuple[str, ...]] = {"dice_throws": ("table_id", "ts", "dice_set_id", "launcher_id", "null_reason")}
+# Coups carry numbers, but a coup missing at the end of a shoe leaves no gap in them: a coup left
+# out may have been its shoe's last (`cdf_replay._shoe_ended`), and its time says which shoe's end
+# it may be; one whose time cannot be read is kept with none (NaT), its whole table in doubt.
+TIMED_GAPS: dict[str, tuple[str, ...]] = {"dice_throws": ("table_id", "ts", "dice_set_id", "launcher_id", "null_reason"),
+                                          "cdf_coups": ("table_id", "ts", "shoe_id", "coup_no")}
+UNTIMED_GAPS_KEPT = frozenset({"cdf_coups"})
 
 
-def gap_rows(typed: pd.DataFrame, left: np.ndarray) -> pd.DataFrame:
+def gap_rows(typed: pd.DataFrame, left: np.ndarray, table: str) -> pd.DataFrame:
     """The table and time of the typed rows that `left` marks (left out of the audit: a bad cell, a
     repeated id), those whose table and time could both be read; a row without them cannot be placed
-    in any table's sequence."""
+    in any table's sequence. For a table of `UNTIMED_GAPS_KEPT`, a row whose table alone was read
+    is kept too, its time NaT."""
     rows = typed.loc[left, ["table_id", "ts"]] if left.any() else typed.iloc[0:0][["table_id", "ts"]]
-    known = rows["table_id"].notna().to_numpy(dtype=bool) & rows["ts"].notna().to_numpy(dtype=bool)
+    known = rows["table_id"].notna().to_numpy(dtype=bool)
+    if table not in UNTIMED_GAPS_KEPT:
+        known = known & rows["ts"].notna().to_numpy(dtype=bool)
     return pd.DataFrame({"table_id": rows["table_id"].astype(object).to_numpy()[known], "ts": rows["ts"].array[known]})
 
 
@@ -731,7 +739,7 @@ def _load_table(
     if columns:
         left = ~keep
         left[np.flatnonzero(dup)[no_gap]] = False
-        gaps = gap_rows(loaded.typed, left)
+        gaps = gap_rows(loaded.typed, left, table.name)
     unmatched = at = None
     rounds = round_ids() if round_ids is not None else None
     if rounds is not None:

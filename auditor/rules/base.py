@@ -302,3 +302,30 @@ def iso(values: pd.Series) -> pd.Series:
     """Each time as "YYYY-MM-DDTHH:MM:SS+00:00" (the second it falls in), NaN for a missing one:
     Arrow-backed text, so that a rule firing on millions of bets builds no Python string per time."""
     return text_series(iso_arrow(values, micro=False), values.index)
+
+
+def after_gap(t: pd.DataFrame, gaps: pd.DataFrame | None) -> np.ndarray:
+    """For each round (rows of `t` by table, in time order), whether a round of its table left out of
+    the audit (`Bundle.gaps`, times known) was played between the row before and it (both times
+    included: of two rounds at one time, either may have come first). A loop over the few tables
+    with such a round, not the rows: each table's rounds are a run of rows, its gaps' times
+    searched among theirs."""
+    out = np.zeros(len(t), dtype=bool)
+    if gaps is None or not len(gaps) or not len(t):
+        return out
+    tables = t["table_id"].astype(object).to_numpy()
+    times = t["ts"].to_numpy(dtype="datetime64[ns]")
+    starts = np.flatnonzero(np.r_[True, tables[1:] != tables[:-1]])
+    ends = np.r_[starts[1:], len(t)]
+    first_row = dict(zip(tables[starts], zip(starts, ends, strict=True), strict=True))
+    for table, when in gaps.groupby("table_id", sort=False)["ts"]:
+        if table not in first_row:
+            continue
+        lo, hi = first_row[table]
+        gap = np.sort(when.to_numpy(dtype="datetime64[ns]"))
+        own = times[lo:hi]
+        # Gaps at or before each round, less those before the round before it: one or more between.
+        up_to = np.searchsorted(gap, own, side="right")
+        before_prev = np.searchsorted(gap, np.r_[own[:1], own[:-1]], side="left")
+        out[lo + 1:hi] = (up_to - before_prev)[1:] > 0
+    return out

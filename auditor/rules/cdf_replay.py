@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.frames import among, arrow, as_categories, coded, differs_from_previous, fixed_width_bytes, isin, join_on_key, row_sums, stable_sorted, sums_by
-from auditor.rules.base import Context
+from auditor.rules.base import Context, after_gap
 from auditor.schema import REPLAY_ORDER
 
 RANKS = "A23456789TJQK"
@@ -198,16 +198,26 @@ def prepare_coups(ctx: Context) -> pd.DataFrame:
 def _shoe_ended(ctx: Context, df: pd.DataFrame) -> np.ndarray:
     """For each coup (of `df`, in table and time order), whether the coup before it is known to be
     its shoe's last. A shoe's coups are numbered, so a coup missing inside a shoe shows as a gap, but
-    one missing at its end does not: where a coup of the table was left out of the audit
-    (quarantined, LOG001/LOG002) it may have been the shoe's last, and only the coup in which the
-    stop card came out (after which no coup starts, CDF122) is known to be. Otherwise the table's
-    previous coup is its shoe's last, as a log of every coup holds it."""
+    one missing at its end does not: a coup of the table left out of the audit (quarantined,
+    LOG001/LOG002) between the two (both times included) may have been the shoe's last, and only
+    the coup in which the stop card came out (after which no coup starts, CDF122) is known to be.
+    A coup left out whose time cannot be read may be any shoe's last of its table, and one whose
+    table cannot be read (or a coups file that could not be) any table's. Otherwise the table's
+    previous coup is its shoe's last, as a log of every coup holds it.
+
+    Passes: T1 coups 1-60 of shoe S1 at 20:00-21:00, a coup left out at 22:30, coup 1 of S2 at
+    21:05: the left-out coup came after S2 began, so S1's coup 60 ended S1 (CDF rules compare them).
+    Fails to be known: the same coup left out at 21:02, between coup 60 and coup 1 of S2."""
     stop = np.zeros(len(df), dtype=bool)
     stop[1:] = df["stop_card"].to_numpy(dtype=bool, na_value=False)[:-1]
-    tables, untold = ctx.bundle.tables_missing_rows("cdf_coups")
+    _, untold = ctx.bundle.tables_missing_rows("cdf_coups")
     if untold:
         return stop
-    return stop | ~isin(df["table_id"], tables)
+    gaps = ctx.bundle.gaps.get("cdf_coups")
+    if gaps is None or not len(gaps):
+        return ~np.zeros(len(df), dtype=bool)
+    untimed = gaps["ts"].isna().to_numpy(dtype=bool)
+    return stop | (~isin(df["table_id"], gaps["table_id"][untimed].unique()) & ~after_gap(df, gaps[~untimed]))
 
 
 def coups(ctx: Context) -> pd.DataFrame:

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from auditor.frames import among, as_categories, coded, codes_in, differs_from_previous, equal, is_code, join_on_key, masked_numbers, reduce_by, run_starts
-from auditor.rules.base import Context, Offending, hits, iso, no_hits, rule
+from auditor.rules.base import Context, Offending, after_gap, hits, iso, no_hits, rule
 from auditor.schema import REPLAY_ORDER, TABLES
 
 EP = "25"
@@ -33,7 +33,7 @@ def _throws(ctx: Context) -> pd.DataFrame:
         t["touched"] = t["touched_before_announce"].fillna(False).astype(bool)
         # The table's previous throw, unless a throw left out of the audit (`Bundle.gaps`) may lie
         # between: the pair is then not compared (BFR308), and a stint starts again (BFR309, BFR310).
-        same = ~differs_from_previous(t["table_id"]) & ~_after_gap(t, c.bundle.gaps.get("dice_throws"))
+        same = ~differs_from_previous(t["table_id"]) & ~after_gap(t, c.bundle.gaps.get("dice_throws"))
         t["has_prev"] = same
         t["prev_null_reason"] = t["null_reason"].shift().where(same)  # BFR308's, on the table's previous throw
         if c.has("tables"):
@@ -49,32 +49,6 @@ def _throws(ctx: Context) -> pd.DataFrame:
         return t
 
     return ctx.prepared("dice_throws", build)  # type: ignore[return-value]
-
-
-def _after_gap(t: pd.DataFrame, gaps: pd.DataFrame | None) -> np.ndarray:
-    """For each throw (rows of `t` by table, in time order), whether a throw of its table left out of
-    the audit was thrown between the row before and it (both times included: of two throws at one
-    time, either may have come first). A loop over the few tables with such a throw, not the rows:
-    each table's throws are a run of rows, its gaps' times searched among theirs."""
-    out = np.zeros(len(t), dtype=bool)
-    if gaps is None or not len(gaps) or not len(t):
-        return out
-    tables = t["table_id"].astype(object).to_numpy()
-    times = t["ts"].to_numpy(dtype="datetime64[ns]")
-    starts = np.flatnonzero(np.r_[True, tables[1:] != tables[:-1]])
-    ends = np.r_[starts[1:], len(t)]
-    first_row = dict(zip(tables[starts], zip(starts, ends, strict=True), strict=True))
-    for table, when in gaps.groupby("table_id", sort=False)["ts"]:
-        if table not in first_row:
-            continue
-        lo, hi = first_row[table]
-        gap = np.sort(when.to_numpy(dtype="datetime64[ns]"))
-        own = times[lo:hi]
-        # Gaps at or before each throw, less those before the throw before it: one or more between.
-        up_to = np.searchsorted(gap, own, side="right")
-        before_prev = np.searchsorted(gap, np.r_[own[:1], own[:-1]], side="left")
-        out[lo + 1:hi] = (up_to - before_prev)[1:] > 0
-    return out
 
 
 def played_cents(bets: pd.DataFrame) -> np.ndarray:
