@@ -438,6 +438,28 @@ def test_a_shoe_whose_last_coup_was_quarantined_a_part_before_is_not_judged_acro
     assert found == [("LOG001", "C2")]
 
 
+def test_a_coup_quarantined_at_a_later_time_leaves_an_earlier_shoe_end_judged_as_whole(tmp_path: Path) -> None:
+    """C1, lost by banker B1 with no stop card, then coup 1 of shoe S2 carrying the bank over (CDF112
+    breached) on the first day; a coup of the same table quarantined on the next day, at a time far
+    after that shoe's end, cannot have been S1's last: the pair is judged, by partition as whole,
+    whether the quarantined coup is read with the same group or a later one."""
+    import pandas as pd
+    from helpers import CDF_TABLE, coup, lost
+
+    c1, s1 = lost("C1")
+    c3 = coup("C3", shoe_id="S2", coup_no=1, bank_event="shoe_carryover", ts=c1["ts"] + pd.Timedelta(minutes=2))  # type: ignore[operator]
+    bad = coup("C9", shoe_id="S2", coup_no=9, cagnotte_cents=-5, ts=pd.Timestamp("2026-03-02T21:00:00Z"))  # LOG001
+    bundle = tmp_path / "parts"
+    for table, days in {"cdf_coups": {"2026-03-01": [c1, c3], "2026-03-02": [bad]}, "cdf_stakes": {"2026-03-01": s1}}.items():
+        (bundle / table).mkdir(parents=True)
+        for day, rows in days.items():
+            pd.DataFrame(rows).to_parquet(bundle / table / f"{day}.parquet", index=False)
+    pd.DataFrame([CDF_TABLE]).to_parquet(bundle / "tables.parquet", index=False)
+    audit_both(bundle, tmp_path, rows=("2000000", "1"))
+    found = [(v["rule"], v["round_id"]) for v in map(json.loads, (tmp_path / "p1" / "violations.jsonl").read_text().splitlines())]
+    assert sorted(found) == [("CDF112", "C3"), ("LOG001", "C9")]
+
+
 def test_a_tables_reads_joined_keep_each_rows_file_named_in_part_order() -> None:
     """The context, rows read early and a group's own, each naming its files by categories of its
     own, joined: every row still names its own file, and the files are listed in part order (as
