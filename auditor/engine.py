@@ -303,13 +303,8 @@ def _gather(chunks: list[pd.Series], rows: np.ndarray) -> pd.Series:
         # Text beside Python values (a batch of text rules beside one of numbers): its missing as
         # theirs, None. Joined as they are, a finding's missing value would be NaN or None as its
         # rule was batched, which depends on the thread that took it.
-        chunks = [_python_values(c) if is_arrow_text(c) else c for c in chunks]
+        chunks = [pd.Series(_clean_values(c), index=c.index, dtype=object, copy=False) if is_arrow_text(c) else c for c in chunks]
     return pd.Series(_joined(chunks).array.take(rows), index=index, copy=False)
-
-
-def _python_values(text: pd.Series) -> pd.Series:
-    """Arrow text as Python str, missing None."""
-    return pd.Series(arrow(text).to_numpy(zero_copy_only=False), index=text.index, dtype=object, copy=False)
 
 
 def _gathered_categories(chunks: list[pd.Series], rows: np.ndarray) -> pd.Categorical:

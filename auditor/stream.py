@@ -247,13 +247,14 @@ def _ambiguous_rounds(path: Path, lay: Layout, holding: dict[str, list[str]], re
                 seen.append(pd.DataFrame({"id": loaded.ids.iloc[rows].astype(object).to_numpy(),
                                           "digest": row_digests(TABLES[table], loaded.typed.iloc[rows]),
                                           "unclean": ~loaded.is_clean[rows]}))
-        every = pd.concat(seen, ignore_index=True) if seen else pd.DataFrame({"id": [], "digest": [], "unclean": []})
-        clean = every[~every["unclean"].to_numpy(dtype=bool)]
-        varied = clean.groupby("id", sort=False)["digest"].nunique()
-        ambiguous = set(every["id"][every["unclean"].to_numpy(dtype=bool)]) | set(varied.index[varied.to_numpy() > 1])
+        ambiguous: set[object] = set()
+        if seen:
+            every = pd.concat(seen, ignore_index=True)
+            unclean = every["unclean"].to_numpy(dtype=bool)
+            varied = every[~unclean].groupby("id", sort=False)["digest"].nunique()
+            ambiguous = set(every["id"][unclean]) | set(varied.index[varied.to_numpy() > 1])
         out[table] = pa.array(sorted(str(i) for i in ambiguous), type=pa.large_string())
     return out
-
 
 
 def _repeats(table: str, got: _PartIds) -> _PartIds:

@@ -31,6 +31,25 @@ def audit_both(bundle: Path, out: Path, rows: tuple[str, ...] = ("1",), exit_cod
     return runs
 
 
+def chemin_de_fer_by_day(bundle: Path, days: dict[str, dict[str, list[dict[str, object]]]]) -> Path:
+    """A bundle of chemin de fer tables cut by day (`days`: table -> day -> rows), one file a day in
+    a folder a table, beside the helpers' gaming table."""
+    import pandas as pd
+    from helpers import CDF_TABLE
+
+    for table, parts in days.items():
+        (bundle / table).mkdir(parents=True)
+        for day, rows in parts.items():
+            pd.DataFrame(rows).to_parquet(bundle / table / f"{day}.parquet", index=False)
+    pd.DataFrame([CDF_TABLE]).to_parquet(bundle / "tables.parquet", index=False)
+    return bundle
+
+
+def rules_and_rounds(out: Path) -> list[tuple[str, str | None]]:
+    """(rule, round_id) of each finding in `out`'s violations.jsonl, in its order."""
+    return [(v["rule"], v["round_id"]) for v in map(json.loads, (out / "violations.jsonl").read_text().splitlines())]
+
+
 @pytest.mark.parametrize(("seed", "period", "own_time"), [(41, "%Y-%m-%dT%H", False), (42, "%Y-%m-%d", False), (44, "%Y-%m-%dT%H", True)])
 def test_by_partition_equals_whole(tmp_path: Path, seed: int, period: str, own_time: bool) -> None:
     simulate(tmp_path / "flat", seed=seed, rounds=6000, fmt="parquet", plant_rate=0.02)
@@ -421,21 +440,15 @@ def test_a_shoe_whose_last_coup_was_quarantined_a_part_before_is_not_judged_acro
     the same banker but was not the shoe's last (no stop card): CDF112 does not judge the pair, by
     partition as whole, since the quarantined coup is known from its own group on."""
     import pandas as pd
-    from helpers import CDF_TABLE, coup, lost, won
+    from helpers import coup, lost, won
 
     c1, s1 = lost("C1")
     c2, s2 = won("C2", stop_card=True, bank_event="rotation")
     c2["cagnotte_cents"] = -5  # LOG001: a negative amount
     c3 = coup("C3", shoe_id="S2", coup_no=1, bank_event="shoe_carryover", ts=pd.Timestamp("2026-03-02T21:00:00Z"))
-    bundle = tmp_path / "parts"
-    for table, days in {"cdf_coups": {"2026-03-01": [c1, c2], "2026-03-02": [c3]}, "cdf_stakes": {"2026-03-01": s1 + s2}}.items():
-        (bundle / table).mkdir(parents=True)
-        for day, rows in days.items():
-            pd.DataFrame(rows).to_parquet(bundle / table / f"{day}.parquet", index=False)
-    pd.DataFrame([CDF_TABLE]).to_parquet(bundle / "tables.parquet", index=False)
+    bundle = chemin_de_fer_by_day(tmp_path / "parts", {"cdf_coups": {"2026-03-01": [c1, c2], "2026-03-02": [c3]}, "cdf_stakes": {"2026-03-01": s1 + s2}})
     audit_both(bundle, tmp_path, rows=("2000000", "1"))
-    found = [(v["rule"], v["round_id"]) for v in map(json.loads, (tmp_path / "p1" / "violations.jsonl").read_text().splitlines())]
-    assert found == [("LOG001", "C2")]
+    assert rules_and_rounds(tmp_path / "p1") == [("LOG001", "C2")]
 
 
 def test_a_coup_quarantined_at_a_later_time_leaves_an_earlier_shoe_end_judged_as_whole(tmp_path: Path) -> None:
@@ -444,20 +457,14 @@ def test_a_coup_quarantined_at_a_later_time_leaves_an_earlier_shoe_end_judged_as
     after that shoe's end, cannot have been S1's last: the pair is judged, by partition as whole,
     whether the quarantined coup is read with the same group or a later one."""
     import pandas as pd
-    from helpers import CDF_TABLE, coup, lost
+    from helpers import coup, lost
 
     c1, s1 = lost("C1")
     c3 = coup("C3", shoe_id="S2", coup_no=1, bank_event="shoe_carryover", ts=c1["ts"] + pd.Timedelta(minutes=2))  # type: ignore[operator]
     bad = coup("C9", shoe_id="S2", coup_no=9, cagnotte_cents=-5, ts=pd.Timestamp("2026-03-02T21:00:00Z"))  # LOG001
-    bundle = tmp_path / "parts"
-    for table, days in {"cdf_coups": {"2026-03-01": [c1, c3], "2026-03-02": [bad]}, "cdf_stakes": {"2026-03-01": s1}}.items():
-        (bundle / table).mkdir(parents=True)
-        for day, rows in days.items():
-            pd.DataFrame(rows).to_parquet(bundle / table / f"{day}.parquet", index=False)
-    pd.DataFrame([CDF_TABLE]).to_parquet(bundle / "tables.parquet", index=False)
+    bundle = chemin_de_fer_by_day(tmp_path / "parts", {"cdf_coups": {"2026-03-01": [c1, c3], "2026-03-02": [bad]}, "cdf_stakes": {"2026-03-01": s1}})
     audit_both(bundle, tmp_path, rows=("2000000", "1"))
-    found = [(v["rule"], v["round_id"]) for v in map(json.loads, (tmp_path / "p1" / "violations.jsonl").read_text().splitlines())]
-    assert sorted(found) == [("CDF112", "C3"), ("LOG001", "C9")]
+    assert sorted(rules_and_rounds(tmp_path / "p1")) == [("CDF112", "C3"), ("LOG001", "C9")]
 
 
 def test_a_tables_reads_joined_keep_each_rows_file_named_in_part_order() -> None:

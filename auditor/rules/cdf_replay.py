@@ -215,7 +215,7 @@ def _shoe_ended(ctx: Context, df: pd.DataFrame) -> np.ndarray:
         return stop
     gaps = ctx.bundle.gaps.get("cdf_coups")
     if gaps is None or not len(gaps):
-        return ~np.zeros(len(df), dtype=bool)
+        return np.ones(len(df), dtype=bool)
     untimed = gaps["ts"].isna().to_numpy(dtype=bool)
     return stop | (~isin(df["table_id"], gaps["table_id"][untimed].unique()) & ~after_gap(df, gaps[~untimed]))
 
