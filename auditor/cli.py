@@ -18,11 +18,12 @@ from auditor.loading import BundleError, load_bundle
 from auditor.loading.bundle import manifest_notes, some_of
 from auditor.memory import keep_freed_memory
 from auditor.progress import Progress
-from auditor.report.outputs import build_summary, failing
+from auditor.report.outputs import build_summary, failing, finding_counts
 from auditor.report.write import prepare_outputs, write_outputs
 from auditor.report.text import visible
 from auditor.rules import REGISTRY, Rule, UnknownRule, get_rule, select_rules
 from auditor.ruleset import DEFAULT_RULESET, Ruleset, RulesetError, load_ruleset
+from auditor.spill import KEEP, SPILL_ROWS, SpillError
 
 app = typer.Typer(
     add_completion=False,
@@ -55,15 +56,18 @@ def _formats(value: str) -> list[str]:
 
 BY_PARTITION = typer.Option("--by-partition", help="Audit a bundle of Parquet partitions one group of same-named parts at a time (bounded memory).")
 BATCH_ROWS = typer.Option(help="With --by-partition: about how many rows each step reads (bounds memory).", min=1)
+SPILL = typer.Option("--findings-in-memory", help="With --by-partition: findings held in memory before they are written, "
+                     "sorted, to temporary files (in TMPDIR) and merged for the outputs (bounds memory however many there are).", min=1)
 
 
 def _run(
     bundle: Path, rs: Ruleset, rules: list[Rule], lang: str, tick: Progress, by_partition: bool, batch_rows: int,
-    workers: int = DEFAULT_WORKERS,
+    workers: int = DEFAULT_WORKERS, keep: int = KEEP, spill_rows: int = SPILL_ROWS,
 ) -> tuple[AuditResult, pd.DataFrame | None, dict[str, str | None] | None]:
     """(result, per-table figures, period) of `rules` over the bundle, whole or by partition (the
-    figures and period then worked out step by step); a bundle that cannot be audited ends the
-    command with exit status 2."""
+    figures and period then worked out step by step, and past a bound the findings spilled to disk,
+    the first `keep` of each rule and table kept in memory); a bundle that cannot be audited ends
+    the command with exit status 2."""
     try:
         if by_partition:
             from auditor.stream import StreamError, audit_by_partition
@@ -71,8 +75,9 @@ def _run(
             if not bundle.is_dir():
                 raise BundleError(f"no such bundle directory: {bundle}")
             try:
-                return audit_by_partition(bundle, rs, rules, lang=lang, progress=tick, batch_rows=batch_rows, workers=workers)
-            except StreamError as exc:
+                return audit_by_partition(bundle, rs, rules, lang=lang, progress=tick, batch_rows=batch_rows, workers=workers, keep=keep,
+                                          spill_rows=spill_rows)
+            except (StreamError, SpillError) as exc:
                 raise fail(str(exc)) from None
         keep_freed_memory()  # a whole audit reuses what it frees (`auditor.memory`)
         if workers == 1:  # one game at a time, after the load: the least memory
@@ -95,6 +100,7 @@ def audit(
     progress: Annotated[bool | None, typer.Option("--progress/--no-progress", help="Progress on stderr (default: when stderr is a terminal).")] = None,
     by_partition: Annotated[bool, BY_PARTITION] = False,
     batch_rows: Annotated[int, BATCH_ROWS] = 2_000_000,
+    findings_in_memory: Annotated[int, SPILL] = SPILL_ROWS,
     workers: Annotated[int, typer.Option(help="Threads auditing the games, two games at once at most, or one game's rules shared (1: one game at a time, the least memory).", min=1, max=8)] = DEFAULT_WORKERS,
 ) -> None:
     """Audit a bundle: write violations.jsonl, summary.json and report.html; exit 1 on findings."""
@@ -108,7 +114,7 @@ def audit(
         raise fail(str(exc)) from None
     tick = Progress(progress)
     prepared = prepare_outputs(set(formats))
-    result, figures, period = _run(bundle, rs, rules, lang, tick, by_partition, batch_rows, workers)
+    result, figures, period = _run(bundle, rs, rules, lang, tick, by_partition, batch_rows, workers, spill_rows=findings_in_memory)
     loaded = result.bundle
     target = out or Path("reports") / loaded.name
     try:
@@ -118,9 +124,13 @@ def audit(
     tick("writing outputs")
     summary = build_summary(result, fail_on, figures, period)
     prepared.join()
-    write_outputs(result, summary, target, set(formats), lang)
+    try:
+        write_outputs(result, summary, target, set(formats), lang)
+    finally:
+        if result.spilled is not None:
+            result.spilled.close()
     tick.done()
-    n_fail = failing(result.findings, fail_on)
+    n_fail = cast(dict[str, int], summary["verdict"])["findings_at_or_above_fail_on"]
     totals = cast(dict[str, int], summary["totals"])
     for code, error in result.errors.items():
         typer.echo(visible(f"auditor: error: rule {code} could not run: {error}"), err=True)
@@ -130,7 +140,7 @@ def audit(
         if rules else "--select and --ignore leave no rule to run: the audit checked nothing"]
     _notes(loaded.ignored, [*summary["bundle"]["manifest_notes"], *summary["ruleset"]["notes"], *idle, *result.notes])  # type: ignore[index]
     typer.echo(
-        f"{loaded.name}: {len(result.findings)} finding(s), {n_fail} at or above {fail_on}; "
+        f"{loaded.name}: {cast(dict[str, int], summary['findings'])['total']} finding(s), {n_fail} at or above {fail_on}; "
         f"rows read {totals['rows_read']}, audited {totals['rows_audited']}, quarantined {totals['rows_quarantined']}; "
         f"outputs in {target}"
     )
@@ -154,12 +164,16 @@ def validate(
     lang: Annotated[str, typer.Option(help="ca or en.")] = "en",
     by_partition: Annotated[bool, BY_PARTITION] = False,
     batch_rows: Annotated[int, BATCH_ROWS] = 2_000_000,
+    findings_in_memory: Annotated[int, SPILL] = SPILL_ROWS,
 ) -> None:
     """Check a bundle against the log format only (LOG001–LOG005); exit 1 when it breaks it."""
     fail_on = _choice(fail_on, FAIL_ON, "--fail-on")
     lang = _choice(lang, LANGS, "--lang")
     tick = Progress()
-    result, _, _ = _run(bundle, load_ruleset(DEFAULT_RULESET), select_rules("LOG"), lang, tick, by_partition, batch_rows)
+    result, _, _ = _run(bundle, load_ruleset(DEFAULT_RULESET), select_rules("LOG"), lang, tick, by_partition, batch_rows,
+                        keep=max(KEEP, show), spill_rows=findings_in_memory)
+    if result.spilled is not None:
+        result.spilled.close()  # the lines are not printed: what is kept of each case is
     loaded = result.bundle
     tick.done()
     empty = [] if loaded.files else ["the bundle holds no file of the log format: nothing was checked"]
@@ -167,14 +181,14 @@ def validate(
     for f in loaded.files:
         status = f"  ERROR {f.error}" if f.error else ""
         typer.echo(visible(f"{f.name}: read {f.rows_read}, audited {f.rows_audited}, quarantined {f.rows_quarantined}{status}"))
-    findings = result.findings
-    for row in findings.head(show).itertuples(index=False):
+    total, _, by_severity = finding_counts(result)
+    for row in result.findings.head(show).itertuples(index=False):
         # Cells are quoted in messages: an escape sequence in a log must not drive the terminal.
         typer.echo(visible(f"{row.source or '-'}: {row.rule} {row.message}"))
-    if len(findings) > show:
-        typer.echo(f"... and {len(findings) - show} more")
-    n_fail = failing(findings, fail_on)
-    typer.echo(f"{len(findings)} finding(s), {n_fail} at or above {fail_on}")
+    if total > show:
+        typer.echo(f"... and {total - show} more")
+    n_fail = failing(by_severity, fail_on)
+    typer.echo(f"{total} finding(s), {n_fail} at or above {fail_on}")
     raise typer.Exit(1 if n_fail else 0)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -27,6 +27,9 @@ from auditor.memory import release_before_outputs, release_between_games
 from auditor.rules import Rule
 from auditor.rules.base import HIT_COLUMNS, Context
 from auditor.ruleset import Ruleset
+
+if TYPE_CHECKING:
+    from auditor.spill import Spilled
 
 FINDING_COLUMNS = [
     "rule", "name", "severity", "game", "table_id", "round_id", "item_id", "ts",
@@ -54,6 +57,9 @@ class AuditResult:
     # When (time.perf_counter(), and time.process_time() as *_cpu) the audit of a whole bundle had
     # every table in ("loaded") and every game's rules run ("games"): the benchmark's phases, which overlap.
     marks: dict[str, float] = field(default_factory=dict)
+    # Set when the findings passed the partition audit's bound in memory: every finding is then in
+    # these sorted runs on disk, and `findings` holds only the first of each (rule, table) (`spill`).
+    spilled: Spilled | None = None
 
 
 def format_ts(values: pd.Series) -> pd.Series:

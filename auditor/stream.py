@@ -48,7 +48,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit, sorted_findings
+from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit
 from auditor.figures import combine_figures, table_figures
 from auditor.frames import arrow, isin, later_occurrences, positions, repeated_ids, stable_sorted, written_again
 from auditor.loading.bundle import LOAD_THREADS, TIMED_GAPS, Bundle, LoadedFiles, SourceFile, gap_rows, row_digests, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required, part_order, set_aside_unmatched
@@ -57,6 +57,7 @@ from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame,
 from auditor.report.outputs import data_period
 from auditor.rules import Rule
 from auditor.ruleset import Ruleset
+from auditor.spill import KEEP, SPILL_ROWS, FindingRuns
 from auditor.schema import ITEM_ROUNDS, NAMED_BY_OTHERS, REPLAY_ORDER, REPORTED_ON, ROUND_TABLES_OF_ITEMS, TABLES, Column
 
 BIG = ("cdf_coups", "cdf_stakes", "wheel_spins", "wheel_bets", "dice_throws", "dice_bets")
@@ -610,12 +611,24 @@ def _concat(*frames: pd.DataFrame | None) -> pd.DataFrame:
 DEFAULT_BATCH_ROWS = 2_000_000
 
 
+def _keep_evidence(evidence: dict[str, list[pd.DataFrame]], rounds: set[str], items: set[str]) -> None:
+    """Each table's rows held as evidence, but only those of the given round and item ids."""
+    for table, held in evidence.items():
+        round_col, item_col = REPORTED_ON[table]
+        ids = sorted(items if item_col else rounds)
+        kept = [rows[isin(rows[item_col or round_col], ids)] for rows in held]
+        evidence[table] = [rows for rows in kept if len(rows)]
+
+
 def audit_by_partition(
     path: Path, ruleset: Ruleset, rules: list[Rule], lang: str = "ca", progress: Callable[[str], None] | None = None,
     batch_rows: int = DEFAULT_BATCH_ROWS, workers: int = DEFAULT_WORKERS, threads: int = LOAD_THREADS,
+    spill_rows: int = SPILL_ROWS, keep: int = KEEP,
 ) -> tuple[AuditResult, pd.DataFrame, dict[str, str | None] | None]:
     """(result, per-table figures, period) of an audit group by group; `threads` tables are read at
-    once (the result does not depend on it)."""
+    once (the result does not depend on it). Past `spill_rows` findings in memory they are written
+    to sorted runs on disk (`auditor.spill`): the result's `spilled` then holds them all, and its
+    `findings` the first `keep` of each rule and table, those the outputs show."""
     say = progress or (lambda _m: None)
     lay = layout(path)
     partitioned = set(lay.parts)
@@ -634,7 +647,7 @@ def audit_by_partition(
     group_rules = [r for r in rules if set(r.tables) & partitioned or r.code in LOG_EVERYWHERE]
     static_rules = [r for r in rules if not set(r.tables) & partitioned]
     context: dict[str, pd.DataFrame] = {}
-    findings: list[pd.DataFrame] = []
+    found = FindingRuns(ruleset.timezone, spill_rows, keep)
     figures: list[pd.DataFrame] = []
     files: list[SourceFile] = []
     quarantine: list[pd.DataFrame] = []
@@ -728,13 +741,16 @@ def audit_by_partition(
         if len(f):
             file_of = f["source"].str.rsplit(":", n=1).str[0]
             f = f[file_of.isin(mine).to_numpy() & ~f["source"].isin(carried).to_numpy()]
-            findings.append(f)
+            runs = len(found.runs)
+            found.add(f)
             for table, (round_col, item_col) in REPORTED_ON.items():
                 if table in own and round_col:
                     keys = f["item_id"] if item_col else f["round_id"]
                     hit = own[table][isin(own[table][item_col or round_col], keys.dropna().astype(str).unique())]
                     if len(hit):
                         evidence.setdefault(table, []).append(hit)
+            if len(found.runs) > runs:  # findings spilled: keep the rows of those an output may still show
+                _keep_evidence(evidence, *found.kept_ids())
         run.update({r.code: r for r in result.rules_run})
         errors.update(result.errors)
         for game, secs in result.timings.items():
@@ -756,10 +772,12 @@ def audit_by_partition(
     static.ids_seen = ids_seen
     static.unread = unread
     final = run_audit(static, ruleset, static_rules, lang=lang, workers=workers)
-    findings.append(final.findings)
+    found.add(final.findings)
     run.update({r.code: r for r in final.rules_run})
     errors.update(final.errors)
-    all_findings = sorted_findings(findings)
+    if found.spilled:
+        say("merging the findings spilled to disk")
+    all_findings, spilled = found.finish()
     figures.append(table_figures(static))
     fig = combine_figures(figures)
     frames = {**static.frames, **{t: pd.concat(v, ignore_index=True) for t, v in evidence.items()}}
@@ -774,7 +792,8 @@ def audit_by_partition(
     notes = [f"{n} round(s) of {t} are filed in a later part than a round of their table played after them: "
              "by partition their table's sequence findings (LOG005, and rules that compare a round with the one before) "
              "can differ from the whole audit's; audit this bundle whole" for t, n in out_of_time.items()]
-    result = AuditResult(everything, ruleset, sorted(run.values(), key=lambda r: r.code), not_run, all_findings, timings, errors, notes)
+    result = AuditResult(everything, ruleset, sorted(run.values(), key=lambda r: r.code), not_run, all_findings, timings, errors, notes,
+                         spilled=spilled)
     period = None
     if lo is not None and hi is not None and manifest_period(static.manifest) is None:
         period = data_period(lo, hi, ruleset.timezone)

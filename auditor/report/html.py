@@ -24,6 +24,7 @@ from auditor.report.text import visible
 from auditor.rules import GAME_ORDER, REGISTRY
 from auditor.rules.catalan import HOLDS_CA
 from auditor.rules.cdf_replay import parse_hands
+from auditor.spill import per_day
 
 PER_RULE = 100  # findings shown per rule; the rest stay in violations.jsonl
 PER_TABLE = 500  # gaming tables shown in the figures; all are in summary.json (the report must stay light)
@@ -231,13 +232,7 @@ def build_context(result: AuditResult, summary: dict[str, object], lang: str, pe
         if rules:
             groups.append({"game": game, "name": game_name(game, lang), "rules": rules})
     by_rule = pd.Series(totals, dtype=np.int64).sort_values(ascending=False).to_dict()
-    # Days of the casino's calendar, as the summary's period: a night's play is one day.
-    # Each distinct time is parsed once (a rule firing on millions of bets repeats its spins' times).
-    stamps = findings["ts"].value_counts() if len(findings) else pd.Series([], dtype=np.int64)
-    when = pd.to_datetime(stamps.index.to_series(), utc=True, errors="coerce", format="ISO8601").dt.tz_convert(result.ruleset.timezone)
-    # Grouped by the local midnight, and only the days formatted: strftime a distinct time took 26 ms.
-    days = stamps.groupby(when.dt.tz_localize(None).dt.normalize().to_numpy()).sum().sort_index()
-    per_day = {day.strftime("%Y-%m-%d"): int(n) for day, n in days.items()}
+    days = result.spilled.tally.days() if result.spilled is not None else per_day(findings["ts"], result.ruleset.timezone)
     tables = cast(list[dict[str, Any]], summary["tables"])
     top_staked = max((t["staked_cents"] for t in tables), default=0) or 1
     sev = summary["findings"]["by_severity"]  # type: ignore[index]
@@ -249,7 +244,7 @@ def build_context(result: AuditResult, summary: dict[str, object], lang: str, pe
         "severity_counts": [(s, sev[s]) for s in SEVERITIES],
         "groups": groups,
         "by_rule": _bars({k: int(v) for k, v in by_rule.items()}),
-        "per_day": _bars({k: int(v) for k, v in per_day.items()}),
+        "per_day": _bars(days),
         "tables": [dict(t, pct=round(100 * t["staked_cents"] / top_staked, 1), game_name=game_name(t["game"], lang)) for t in tables[:PER_TABLE]],
         "tables_total": len(tables),
         "parameters": [

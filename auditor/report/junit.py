@@ -22,6 +22,8 @@ def write_junit(result: AuditResult, path: Path) -> None:
     tables = sorted(set(table_figures(result.bundle)["table_id"].astype(str)))
     game_of = _games(result)
     counts, listed = _cases(findings)
+    if result.spilled is not None:  # `findings` holds the first of each case: count them all
+        counts = dict(result.spilled.tally.by_case)
     tables_of: dict[str, set[str | None]] = {}
     for code, table in counts:
         tables_of.setdefault(code, set()).add(table)

@@ -113,16 +113,27 @@ def _json_values(values: pd.Series) -> pa.Array:
 WRITE_ROWS = 200_000  # findings encoded at a time: bounds the memory the text of the lines takes
 
 
-def write_violations(findings: pd.DataFrame, path: Path) -> None:
-    """One finding a line, as json.dumps(dict) with the fields in FINDING_COLUMNS order writes it, but
-    for the three characters some readers take for line ends (`_LINE_BREAKS`), written as escapes."""
+def write_violations(result: AuditResult, path: Path) -> None:
+    """violations.jsonl: the findings in memory encoded WRITE_ROWS at a time, or the lines of the
+    findings spilled to disk (`auditor.spill`) in their merged order."""
     with path.open("wb") as fh:
+        if result.spilled is not None:
+            for lines in result.spilled.lines():
+                fh.write(text_bytes(lines).data)
+            return
+        findings = result.findings
         for start in range(0, len(findings), WRITE_ROWS):
-            part = findings.iloc[start : start + WRITE_ROWS]
-            pieces: list[pa.Array | pa.Scalar] = []
-            for i, column in enumerate(FINDING_COLUMNS):
-                pieces += [_t(("{" if i == 0 else ", ") + f'"{column}": '), _json_values(part[column])]
-            fh.write(text_bytes(_one_line(pc.binary_join_element_wise(*pieces, _t("}\n"), _t("")))).data)
+            fh.write(text_bytes(violation_lines(findings.iloc[start : start + WRITE_ROWS])).data)
+
+
+def violation_lines(findings: pd.DataFrame) -> pa.Array:
+    """One finding a line (each ending in a line feed), as json.dumps(dict) with the fields in
+    FINDING_COLUMNS order writes it, but for the three characters some readers take for line ends
+    (`_LINE_BREAKS`), written as escapes."""
+    pieces: list[pa.Array | pa.Scalar] = []
+    for i, column in enumerate(FINDING_COLUMNS):
+        pieces += [_t(("{" if i == 0 else ", ") + f'"{column}": '), _json_values(findings[column])]
+    return _one_line(pc.binary_join_element_wise(*pieces, _t("}\n"), _t("")))
 
 
 # Characters that JSON leaves as they are but that many line readers (Python's str.splitlines among
@@ -158,11 +169,26 @@ def has_line_breaks(data: np.ndarray) -> bool:
     return False
 
 
-def failing(findings: pd.DataFrame, fail_on: str) -> int:
-    if fail_on == "never" or findings.empty:
+def finding_counts(result: AuditResult) -> tuple[int, dict[str, int], dict[str, int]]:
+    """(every finding, how many of each rule, how many of each severity): counted as they were
+    spilled when they were (`auditor.spill`), else from the findings in memory."""
+    if result.spilled is not None:
+        tally = result.spilled.tally
+        return tally.total, dict(tally.by_rule), dict(tally.by_severity)
+    findings = result.findings
+    if findings.empty:
+        return 0, {}, {}
+    by_rule = {str(k): int(v) for k, v in findings.groupby("rule", observed=True).size().items() if v}
+    by_sev = {str(k): int(v) for k, v in findings.groupby("severity", observed=True).size().items() if v}
+    return len(findings), by_rule, by_sev
+
+
+def failing(by_severity: dict[str, int], fail_on: str) -> int:
+    """How many findings are at or above `fail_on`, from the count of each severity."""
+    if fail_on == "never":
         return 0
     threshold = SEVERITY_RANK[fail_on]
-    return int(findings["severity"].isin([s for s, rank in SEVERITY_RANK.items() if rank >= threshold]).sum())
+    return sum(n for s, n in by_severity.items() if SEVERITY_RANK[s] >= threshold)
 
 
 def period_of(result: AuditResult) -> dict[str, str | None]:
@@ -198,7 +224,7 @@ def data_period(lo: pd.Timestamp, hi: pd.Timestamp, timezone: str) -> dict[str, 
 def build_summary(result: AuditResult, fail_on: str, figures: pd.DataFrame | None = None,
                   period: dict[str, str | None] | None = None) -> dict[str, object]:
     """The summary; `figures` and `period` are given when the bundle was audited in parts."""
-    bundle, findings = result.bundle, result.findings
+    bundle = result.bundle
     files = [
         {
             "name": f.name,
@@ -211,11 +237,10 @@ def build_summary(result: AuditResult, fail_on: str, figures: pd.DataFrame | Non
         }
         for f in sorted(bundle.files, key=lambda f: f.name)
     ]
-    by_rule = findings.groupby("rule").size().to_dict() if len(findings) else {}
-    by_sev = findings.groupby("severity").size().to_dict() if len(findings) else {}
+    total, by_rule, by_sev = finding_counts(result)
     figures = table_figures(bundle) if figures is None else figures
     manifest = bundle.manifest if isinstance(bundle.manifest, dict) else {}
-    failing_count = failing(findings, fail_on)
+    failing_count = failing(by_sev, fail_on)
     period = period or period_of(result)
     return {
         "auditor": {"name": "auditor", "version": __version__},
@@ -240,7 +265,7 @@ def build_summary(result: AuditResult, fail_on: str, figures: pd.DataFrame | Non
             "failed": dict(sorted(result.errors.items())),
         },
         "findings": {
-            "total": int(len(findings)),
+            "total": total,
             "by_severity": {s: int(by_sev.get(s, 0)) for s in ("critical", "major", "minor")},
             "by_rule": {code: int(by_rule[code]) for code in sorted(by_rule)},
         },

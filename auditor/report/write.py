@@ -25,7 +25,7 @@ def write_outputs(result: AuditResult, summary: dict[str, object], target: Path,
             evidence = Evidence(result)  # its lookups run beside the outputs written before the report
         write_summary(summary, target / "summary.json")
         if "jsonl" in formats:
-            write_violations(result.findings, target / "violations.jsonl")
+            write_violations(result, target / "violations.jsonl")
         if "junit" in formats:
             from auditor.report.junit import write_junit
 

@@ -1,0 +1,218 @@
+"""Findings past a bound, held on disk: the partition audit's findings in bounded memory.
+
+The whole audit holds its findings in memory: its bundle is in memory too. An audit by partition
+holds a group of parts at a time, but its findings are the bundle's: a year of a table whose clock
+runs late is a finding a round. `FindingRuns` gathers a group's findings at a time and, once they
+pass `spill_rows`, sorts them and writes them to a Parquet file of their own (a run): the text of
+each one's JSON line and its sort key, nothing else. What the outputs need of them besides the
+lines is kept as they are written (`Tally`: counts by rule, severity, (rule, table) and day) and so
+are the first `keep` findings of each (rule, table), the most any output shows of one. The lines of
+violations.jsonl are then the runs merged (`Spilled.lines`), a slice of each at a time.
+
+The merged order is the in-memory order (`engine.sorted_findings`): the spec's keys, then source and
+message, each compared as text with missing as "", equal findings in the order they were found.
+`sort_key` puts those eight texts in one binary value whose byte order is that order: each text's
+NUL bytes written as NUL 0x01, and the texts joined by NUL NUL, which sorts below any byte a text
+can hold in its place.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from auditor.engine import SORT_KEYS, sorted_findings
+from auditor.frames import text_array
+from auditor.report.outputs import violation_lines
+
+SPILL_ROWS = 1_000_000  # findings held in memory before they are written to a run: ~0.35 GB
+KEEP = 200  # findings kept in memory of each (rule, table): the most any output shows (junit's MAX_LISTED)
+MERGE_ROWS = 400_000  # rows of all the runs held at once while merging, shared among them
+WRITE_ROWS = 200_000  # findings encoded and written to a run at a time
+MERGE_KEYS = [*SORT_KEYS, "source", "message"]
+_SEP = pa.scalar(b"\x00\x00", type=pa.large_binary())
+
+
+class SpillError(Exception):
+    """Findings could not be written to disk (no room, no temporary directory): the audit stops."""
+
+
+def sort_key(findings: pd.DataFrame) -> pa.Array:
+    """Each finding's MERGE_KEYS as one binary value, ordered bytewise as the findings sort."""
+    parts = []
+    for name in MERGE_KEYS:
+        text = text_array(findings[name])
+        if text is None:  # not text (no rule reports such): compared as its text
+            text = pa.array(findings[name].astype(object).where(findings[name].notna(), None).map(str, na_action="ignore"),
+                            type=pa.large_string())
+        text = pc.fill_null(text, "").cast(pa.large_binary())
+        parts.append(pc.replace_substring(text, b"\x00", b"\x00\x01"))
+    return pc.binary_join_element_wise(*parts, _SEP)
+
+
+def per_day(ts: pd.Series, timezone: str) -> dict[str, int]:
+    """How many findings a day of the casino's calendar (the summary's period: a night's play is one
+    day), in day order; findings without a time are in no day. Each distinct time is parsed once (a
+    rule firing on millions of bets repeats its spins' times)."""
+    stamps = ts.value_counts() if len(ts) else pd.Series([], dtype=np.int64)
+    when = pd.to_datetime(stamps.index.to_series(), utc=True, errors="coerce", format="ISO8601").dt.tz_convert(timezone)
+    # Grouped by the local midnight, and only the days formatted: strftime a distinct time took 26 ms.
+    days = stamps.groupby(when.dt.tz_localize(None).dt.normalize().to_numpy()).sum().sort_index()
+    return {day.strftime("%Y-%m-%d"): int(n) for day, n in days.items()}
+
+
+def first_of_cases(findings: pd.DataFrame, keep: int) -> pd.DataFrame:
+    """The first `keep` findings of each (rule, table), in their order."""
+    return findings.groupby(["rule", "table_id"], dropna=False, sort=False, observed=True).head(keep)
+
+
+@dataclass
+class Tally:
+    """What the outputs count of findings that are not all in memory."""
+
+    total: int = 0
+    by_rule: Counter[str] = field(default_factory=Counter)
+    by_severity: Counter[str] = field(default_factory=Counter)
+    by_case: Counter[tuple[str, str | None]] = field(default_factory=Counter)  # (rule, table_id; None: no table)
+    by_day: Counter[str] = field(default_factory=Counter)
+
+    def add(self, findings: pd.DataFrame, timezone: str) -> None:
+        if findings.empty:
+            return
+        self.total += len(findings)
+        self.by_rule.update({str(k): int(v) for k, v in findings.groupby("rule", observed=True).size().items()})
+        self.by_severity.update({str(k): int(v) for k, v in findings.groupby("severity", observed=True).size().items()})
+        cases = findings.groupby(["rule", "table_id"], dropna=False, observed=True).size()
+        self.by_case.update({(str(code), None if pd.isna(table) else str(table)): int(n) for (code, table), n in cases.items()})
+        self.by_day.update(per_day(findings["ts"], timezone))
+
+    def days(self) -> dict[str, int]:
+        return dict(sorted(self.by_day.items()))
+
+
+class Spilled:
+    """Every finding of an audit as sorted runs on disk, their tally, and their merged lines. The
+    runs live in a temporary directory (under TMPDIR), removed by `close` or when this is let go."""
+
+    def __init__(self, directory: tempfile.TemporaryDirectory[str], runs: list[Path], tally: Tally) -> None:
+        self._directory = directory
+        self.runs = runs
+        self.tally = tally
+
+    def lines(self, merge_rows: int = MERGE_ROWS) -> Iterator[pa.Array]:
+        """violations.jsonl's lines in order, a slice at a time: each run is read a batch at a time,
+        and whatever of every batch sorts at or below the smallest of their last keys is sorted
+        together (stably, runs in order) and given out."""
+        files = [pq.ParquetFile(run) for run in self.runs]
+        batch = max(1_000, merge_rows // max(len(files), 1))
+        readers = [f.iter_batches(batch_size=batch) for f in files]
+        held: list[pa.RecordBatch | None] = [_next(r) for r in readers]
+        while True:
+            live = [i for i, b in enumerate(held) if b is not None]
+            if not live:
+                return
+            # Every row still to come of run i sorts at or above its batch's last key.
+            bound = min(held[i].column("key")[-1].as_py() for i in live)  # type: ignore[union-attr]
+            bound_key = pa.scalar(bound, type=pa.large_binary())
+            taken = []
+            for i in live:
+                b = held[i]
+                assert b is not None
+                n = pc.sum(pc.less_equal(b.column("key"), bound_key)).as_py() or 0  # a prefix: the batch is sorted
+                if n:
+                    taken.append(b.slice(0, n))
+                held[i] = b.slice(n) if n < len(b) else _next(readers[i])
+            table = pa.Table.from_batches(taken)
+            order = pc.sort_indices(table.column("key"))  # stable: a tie keeps the earlier run first
+            yield table.column("line").take(order).combine_chunks()
+
+    def close(self) -> None:
+        self._directory.cleanup()
+
+
+def _next(reader: Iterator[pa.RecordBatch]) -> pa.RecordBatch | None:
+    for b in reader:
+        if len(b):
+            return b
+    return None
+
+
+class FindingRuns:
+    """The findings of an audit, given a part at a time (`add`), held in memory until there are
+    `spill_rows` of them, then sorted and written as a run. `finish` gives them back: all in memory
+    (none was spilled) as `engine.sorted_findings` sorts them, or the first `keep` of each (rule,
+    table) and the runs (`Spilled`)."""
+
+    def __init__(self, timezone: str, spill_rows: int = SPILL_ROWS, keep: int = KEEP) -> None:
+        self.timezone = timezone
+        self.spill_rows = spill_rows
+        self.keep = keep
+        self.pending: list[pd.DataFrame] = []
+        self.held = 0
+        self.first: pd.DataFrame | None = None  # of the findings spilled, the first `keep` of each case
+        self.tally = Tally()
+        self.runs: list[Path] = []
+        self._directory: tempfile.TemporaryDirectory[str] | None = None
+
+    @property
+    def spilled(self) -> bool:
+        return bool(self.runs)
+
+    def add(self, findings: pd.DataFrame) -> None:
+        if findings.empty:
+            return
+        self.pending.append(findings)
+        self.held += len(findings)
+        if self.held >= self.spill_rows:
+            self._spill()
+
+    def _spill(self) -> None:
+        run = sorted_findings(self.pending)  # empties `pending`
+        self.held = 0
+        if run.empty:
+            return
+        self.tally.add(run, self.timezone)
+        first = first_of_cases(run, self.keep)
+        # Runs are in the order found: a tie between the held and the new sorts the held first.
+        self.first = first if self.first is None else first_of_cases(sorted_findings([self.first, first]), self.keep)
+        try:
+            if self._directory is None:
+                self._directory = tempfile.TemporaryDirectory(prefix="auditor-findings-")
+            path = Path(self._directory.name) / f"run-{len(self.runs):05d}.parquet"
+            schema = pa.schema([("key", pa.large_binary()), ("line", pa.large_string())])
+            with pq.ParquetWriter(path, schema, compression="lz4") as writer:
+                for start in range(0, len(run), WRITE_ROWS):
+                    part = run.iloc[start : start + WRITE_ROWS]
+                    writer.write_table(pa.table({"key": sort_key(part), "line": violation_lines(part)}, schema=schema))
+        except OSError as exc:
+            where = self._directory.name if self._directory is not None else tempfile.gettempdir()
+            raise SpillError(f"cannot write the findings past {self.spill_rows:,} to {where}: {exc} "
+                             "(set TMPDIR to a directory with room, or raise --findings-in-memory)") from exc
+        self.runs.append(path)
+
+    def kept_ids(self) -> tuple[set[str], set[str]]:
+        """The round and item ids of the findings an output may still show: those held, and the first
+        of each case of those spilled (the rows the report shows as evidence are looked up by them)."""
+        parts = [*self.pending, *([self.first] if self.first is not None else [])]
+        rounds = set().union(*(p["round_id"].dropna().astype(str).unique() for p in parts))
+        items = set().union(*(p["item_id"].dropna().astype(str).unique() for p in parts))
+        return rounds, items
+
+    def finish(self) -> tuple[pd.DataFrame, Spilled | None]:
+        if not self.runs:
+            return sorted_findings(self.pending), None
+        self._spill()
+        assert self.first is not None and self._directory is not None
+        return self.first.reset_index(drop=True), Spilled(self._directory, self.runs, self.tally)
+
+
+__all__ = ["KEEP", "SPILL_ROWS", "FindingRuns", "SpillError", "Spilled", "Tally", "first_of_cases", "per_day", "sort_key"]
