@@ -650,7 +650,6 @@ def audit_by_partition(
     found = FindingRuns(ruleset.timezone, spill_rows, keep)
     figures: list[pd.DataFrame] = []
     files: list[SourceFile] = []
-    quarantine: list[pd.DataFrame] = []
     # Every group's quarantined items and repeated rounds so far: an item may be read a group before
     # its round (`Bundle.rounds_missing_items`).
     left_out: list[pd.DataFrame] = [rows for rows in (static.left_out or {}).values() if len(rows)]
@@ -766,7 +765,6 @@ def audit_by_partition(
                     lo = frame[col].min() if lo is None else min(lo, frame[col].min())
                     hi = frame[col].max() if hi is None else max(hi, frame[col].max())
         files += group_sources
-        quarantine += group_q
         context = _context(combined, ruleset)
     say("auditing the unpartitioned tables and the manifest")
     static.ids_seen = ids_seen
@@ -783,7 +781,9 @@ def audit_by_partition(
     frames = {**static.frames, **{t: pd.concat(v, ignore_index=True) for t, v in evidence.items()}}
     tables = list(TABLES)
     in_file_order = sorted(static.files + files, key=lambda f: (tables.index(f.table), part_order(f.name)))  # the whole audit's
-    everything = Bundle(path, in_file_order, frames, pd.concat([static.quarantine, *quarantine], ignore_index=True),
+    # The groups' quarantine records are not held to the end: each is a LOG001 or LOG002 finding of
+    # its group, and each file's count is in its record; a feed broken for months has millions.
+    everything = Bundle(path, in_file_order, frames, static.quarantine,
                         ids_seen, static.manifest, static.manifest_error, static.ignored, unread)
     not_run = {code: why for code, why in final.rules_not_run.items() if code not in run}
     for rule in group_rules:
