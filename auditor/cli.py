@@ -23,7 +23,7 @@ from auditor.report.write import prepare_outputs, write_outputs
 from auditor.report.text import visible
 from auditor.rules import REGISTRY, Rule, UnknownRule, get_rule, select_rules
 from auditor.ruleset import DEFAULT_RULESET, Ruleset, RulesetError, load_ruleset
-from auditor.spill import KEEP, SPILL_ROWS, SpillError
+from auditor.spill import KEEP, SPILL_ROWS, FindingRuns, SpillError
 
 app = typer.Typer(
     add_completion=False,
@@ -56,8 +56,8 @@ def _formats(value: str) -> list[str]:
 
 BY_PARTITION = typer.Option("--by-partition", help="Audit a bundle of Parquet partitions one group of same-named parts at a time (bounded memory).")
 BATCH_ROWS = typer.Option(help="With --by-partition: about how many rows each step reads (bounds memory).", min=1)
-SPILL = typer.Option("--findings-in-memory", help="With --by-partition: findings held in memory before they are written, "
-                     "sorted, to temporary files (in TMPDIR) and merged for the outputs (bounds memory however many there are).", min=1)
+SPILL = typer.Option("--findings-in-memory", help="Findings held in memory before they are written, sorted, to temporary "
+                     "files (in TMPDIR) and merged for the outputs (bounds memory however many there are).", min=1)
 
 
 def _run(
@@ -80,10 +80,13 @@ def _run(
             except (StreamError, SpillError) as exc:
                 raise fail(str(exc)) from None
         keep_freed_memory()  # a whole audit reuses what it frees (`auditor.memory`)
+        found = FindingRuns(rs.timezone, spill_rows, keep)
         if workers == 1:  # one game at a time, after the load: the least memory
-            return run_audit(load_bundle(bundle, progress=tick), rs, rules, lang=lang, progress=tick, workers=1), None, None
-        return audit_bundle(bundle, rs, rules, lang=lang, progress=tick, workers=workers), None, None
+            return run_audit(load_bundle(bundle, progress=tick), rs, rules, lang=lang, progress=tick, workers=1, found=found), None, None
+        return audit_bundle(bundle, rs, rules, lang=lang, progress=tick, workers=workers, found=found), None, None
     except BundleError as exc:
+        raise fail(str(exc)) from None
+    except SpillError as exc:
         raise fail(str(exc)) from None
 
 

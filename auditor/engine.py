@@ -29,7 +29,13 @@ from auditor.rules.base import HIT_COLUMNS, Context
 from auditor.ruleset import Ruleset
 
 if TYPE_CHECKING:
-    from auditor.spill import Spilled
+    from auditor.spill import FindingRuns, Spilled
+
+# Findings held in memory before they are sorted and written to disk (`auditor.spill`, which this
+# module's sort serves, so imports it where used): about 0.35 GB.
+SPILL_ROWS = 1_000_000
+# A rule's hits turned into findings this many at a time: each slice may be spilled before the next.
+FINDINGS_AT_ONCE = 1_000_000
 
 FINDING_COLUMNS = [
     "rule", "name", "severity", "game", "table_id", "round_id", "item_id", "ts",
@@ -354,7 +360,7 @@ def _sort_key(values: pd.Series) -> pa.Array:
 
 @dataclass
 class _GameRun:
-    parts: list[pd.DataFrame] = field(default_factory=list)
+    found: FindingRuns  # its findings, with those of the games beside it where they share one
     not_run: dict[str, str] = field(default_factory=dict)
     run: list[Rule] = field(default_factory=list)
     seconds: float = 0.0
@@ -368,13 +374,16 @@ class _GameWork:
     prepared frames die once the last of them ends; findings do not depend on which thread found
     them, nor in what order (they are sorted, ties by their content)."""
 
-    def __init__(self, bundle: Bundle, ruleset: Ruleset, rules: list[Rule], lang: str, say: Callable[[str], None], figures: bool = False) -> None:
+    def __init__(self, bundle: Bundle, ruleset: Ruleset, rules: list[Rule], lang: str, say: Callable[[str], None], figures: bool = False,
+                 found: FindingRuns | None = None) -> None:
+        from auditor.spill import FindingRuns  # it sorts with this module's sorted_findings
+
         self.bundle, self.lang, self.say = bundle, lang, say
         self.ctx: Context | None = Context(bundle, ruleset)
         self.todo: deque[Rule] = deque(rules)
         self.game = rules[0].game if rules else ""
         self.figures = figures and self.game in GAME_FIGURES  # still to be worked out, after the rules
-        self.out = _GameRun()
+        self.out = _GameRun(found if found is not None else FindingRuns(ruleset.timezone, spill_rows=None))
         self.lock = threading.Lock()
         self.working = 0  # threads in `work`
         self.ended = False
@@ -404,7 +413,9 @@ class _GameWork:
                 if hits is None or not len(hits):
                     continue
                 if len(hits) >= BATCH_HITS:
-                    self._add(findings_of([(rule, hits)], self.lang))
+                    # A slice at a time, which the findings' runs may spill before the next is built.
+                    for start in range(0, len(hits), FINDINGS_AT_ONCE):
+                        self._add(findings_of([(rule, hits.iloc[start : start + FINDINGS_AT_ONCE])], self.lang))
                 else:
                     waiting.append((rule, hits))
                     waiting_rows += len(hits)
@@ -431,8 +442,7 @@ class _GameWork:
         return self.out
 
     def _add(self, part: pd.DataFrame) -> None:
-        with self.lock:
-            self.out.parts.append(part)
+        self.out.found.add(part)  # thread-safe: the games' threads share it
 
     def _check(self, rule: Rule) -> pd.DataFrame | None:
         """The rule's hits; None when it cannot run here (why: in `not_run`) or failed (`errors`)."""
@@ -472,10 +482,11 @@ def _ended(futures: list[Future[_GameRun]]) -> _GameRun:
     return [f.result() for f in futures][0]
 
 
-def _run_game(bundle: Bundle, ruleset: Ruleset, rules: list[Rule], lang: str, say: Callable[[str], None], figures: bool = False) -> _GameRun:
+def _run_game(bundle: Bundle, ruleset: Ruleset, rules: list[Rule], lang: str, say: Callable[[str], None], figures: bool = False,
+              found: FindingRuns | None = None) -> _GameRun:
     """One game's rules in this thread, with a context of its own, whose prepared frames die with
     it; `figures`: then the game's per-table figures."""
-    return _GameWork(bundle, ruleset, rules, lang, say, figures).work()
+    return _GameWork(bundle, ruleset, rules, lang, say, figures, found).work()
 
 
 def run_audit(
@@ -486,10 +497,14 @@ def run_audit(
     progress: Callable[[str], None] | None = None,
     workers: int = DEFAULT_WORKERS,
     figures: bool = True,
+    found: FindingRuns | None = None,
 ) -> AuditResult:
     """Run `rules` over `bundle`. Games are independent: with `workers` > 1 they run in threads
     (numpy, pandas and Arrow release the GIL for most of their work), sharing the read-only frames.
-    `figures`: also work out the bundle's per-table figures in the same threads, for the outputs."""
+    `figures`: also work out the bundle's per-table figures in the same threads, for the outputs.
+    `found`: where the findings go (by default, past SPILL_ROWS they are written to sorted runs on
+    disk: `auditor.spill`)."""
+    found = found if found is not None else _finding_runs(ruleset)
     say = progress or (lambda _m: None)
     release_between_games()  # what the load freed
     by_game = _by_game(rules)
@@ -500,13 +515,19 @@ def run_audit(
             # Each game's per-table figures, which the outputs will show, by the threads that ran its
             # rules: the threads' work ends together (worked out after them, on one core, they cost
             # the audit 0.27 s of 13M rows).
-            futures = {g: _start(pool, _GameWork(bundle, ruleset, by_game[g], lang, say, figures)) for g in order}
+            futures = {g: _start(pool, _GameWork(bundle, ruleset, by_game[g], lang, say, figures, found)) for g in order}
             runs = {g: _ended(futures[g]) for g in by_game}
     else:
-        runs = {g: _run_game(bundle, ruleset, game_rules, lang, say) for g, game_rules in by_game.items()}
+        runs = {g: _run_game(bundle, ruleset, game_rules, lang, say, found=found) for g, game_rules in by_game.items()}
     if figures and workers > 1:
         table_figures(bundle)  # any game's whose rules were not selected, then all put together
-    return _result(bundle, ruleset, runs)
+    return _result(bundle, ruleset, runs, found)
+
+
+def _finding_runs(ruleset: Ruleset) -> FindingRuns:
+    from auditor.spill import FindingRuns  # it sorts with this module's sorted_findings
+
+    return FindingRuns(ruleset.timezone, SPILL_ROWS)
 
 
 def _by_game(rules: list[Rule]) -> dict[str, list[Rule]]:
@@ -516,14 +537,10 @@ def _by_game(rules: list[Rule]) -> dict[str, list[Rule]]:
     return by_game
 
 
-def _result(bundle: Bundle, ruleset: Ruleset, runs: dict[str, _GameRun]) -> AuditResult:
-    """The audit's result from its games' runs: their findings in the spec's order."""
-    parts = [p for r in runs.values() for p in r.parts]
-    release_before_outputs(sum(len(p) for p in parts))
-    for r in runs.values():
-        r.parts.clear()
-    findings = sorted_findings(parts)  # consumes the parts
-    del parts
+def _result(bundle: Bundle, ruleset: Ruleset, runs: dict[str, _GameRun], found: FindingRuns) -> AuditResult:
+    """The audit's result from its games' runs: their findings (`found`) in the spec's order."""
+    release_before_outputs(found.count)
+    findings, spilled = found.finish()
     return AuditResult(
         bundle, ruleset,
         sorted((rule for r in runs.values() for rule in r.run), key=lambda r: r.code),
@@ -531,6 +548,7 @@ def _result(bundle: Bundle, ruleset: Ruleset, runs: dict[str, _GameRun]) -> Audi
         findings,
         {g: r.seconds for g, r in runs.items() if r.run},
         {code: why for r in runs.values() for code, why in r.errors.items()},
+        spilled=spilled,
     )
 
 
@@ -541,6 +559,7 @@ def audit_bundle(
     lang: str = "ca",
     progress: Callable[[str], None] | None = None,
     workers: int = DEFAULT_WORKERS,
+    found: FindingRuns | None = None,
 ) -> AuditResult:
     """`run_audit(load_bundle(path), ...)` with the load and the games in one pool of threads: each
     game's rules start as soon as its tables are in, while the bundle's last tables still load
@@ -550,6 +569,7 @@ def audit_bundle(
     A game's rules are shared by the thread that starts it and the next one free (`_GameWork`):
     where a thread ended the last game alone, the other waited, idle, for up to half a second.
     Each game's figures are worked out after its rules, by the same threads."""
+    found = found if found is not None else _finding_runs(ruleset)
     say = progress or (lambda _m: None)
     load = BundleLoad(path, say)
     by_game = _by_game(rules)
@@ -562,7 +582,7 @@ def audit_bundle(
         def start_ready() -> None:
             for game in order:
                 if game not in started and load.ready(need[game]):
-                    started[game] = _start(pool, _GameWork(load.bundle, ruleset, by_game[game], lang, say, True))
+                    started[game] = _start(pool, _GameWork(load.bundle, ruleset, by_game[game], lang, say, True, found))
 
         loading = {future: table for table, future in load.submit(pool).items()}
         start_ready()
@@ -574,9 +594,9 @@ def audit_bundle(
         bundle = load.finish()
         loaded, loaded_cpu = time.perf_counter(), time.process_time()
         if "log" in by_game:
-            started["log"] = _start(pool, _GameWork(bundle, ruleset, by_game["log"], lang, say, True))
+            started["log"] = _start(pool, _GameWork(bundle, ruleset, by_game["log"], lang, say, True, found))
         runs = {g: _ended(started[g]) for g in by_game}
     table_figures(bundle)  # any game's whose rules were not selected, then all put together
-    result = _result(bundle, ruleset, runs)
+    result = _result(bundle, ruleset, runs, found)
     result.marks.update(loaded=loaded, games=time.perf_counter(), loaded_cpu=loaded_cpu, games_cpu=time.process_time())
     return result

@@ -19,6 +19,7 @@ can hold in its place.
 from __future__ import annotations
 
 import tempfile
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,11 +31,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from auditor.engine import SORT_KEYS, sorted_findings
+from auditor.engine import SORT_KEYS, SPILL_ROWS, sorted_findings
 from auditor.frames import text_array
 from auditor.report.outputs import violation_lines
 
-SPILL_ROWS = 1_000_000  # findings held in memory before they are written to a run: ~0.35 GB
 KEEP = 200  # findings kept in memory of each (rule, table): the most any output shows (junit's MAX_LISTED)
 MERGE_ROWS = 400_000  # rows of all the runs held at once while merging, shared among them
 WRITE_ROWS = 200_000  # findings encoded and written to a run at a time
@@ -147,17 +147,20 @@ def _next(reader: Iterator[pa.RecordBatch]) -> pa.RecordBatch | None:
 
 
 class FindingRuns:
-    """The findings of an audit, given a part at a time (`add`), held in memory until there are
-    `spill_rows` of them, then sorted and written as a run. `finish` gives them back: all in memory
-    (none was spilled) as `engine.sorted_findings` sorts them, or the first `keep` of each (rule,
-    table) and the runs (`Spilled`)."""
+    """The findings of an audit, given a part at a time (`add`, from any thread), held in memory
+    until there are `spill_rows` of them (None: all), then sorted and written as a run. `finish`
+    gives them back: all in memory (none was spilled) as `engine.sorted_findings` sorts them, or the
+    first `keep` of each (rule, table) and the runs (`Spilled`). Equal findings keep the order they
+    were added in: a rule's parts are added in order by the one thread that finds them."""
 
-    def __init__(self, timezone: str, spill_rows: int = SPILL_ROWS, keep: int = KEEP) -> None:
+    def __init__(self, timezone: str, spill_rows: int | None = SPILL_ROWS, keep: int = KEEP) -> None:
         self.timezone = timezone
         self.spill_rows = spill_rows
         self.keep = keep
         self.pending: list[pd.DataFrame] = []
         self.held = 0
+        self.count = 0  # every finding added
+        self._lock = threading.Lock()
         self.first: pd.DataFrame | None = None  # of the findings spilled, the first `keep` of each case
         self.tally = Tally()
         self.runs: list[Path] = []
@@ -170,10 +173,12 @@ class FindingRuns:
     def add(self, findings: pd.DataFrame) -> None:
         if findings.empty:
             return
-        self.pending.append(findings)
-        self.held += len(findings)
-        if self.held >= self.spill_rows:
-            self._spill()
+        with self._lock:  # a spill holds the other threads' findings back until it is written
+            self.pending.append(findings)
+            self.held += len(findings)
+            self.count += len(findings)
+            if self.spill_rows is not None and self.held >= self.spill_rows:
+                self._spill()
 
     def _spill(self) -> None:
         run = sorted_findings(self.pending)  # empties `pending`
@@ -195,7 +200,7 @@ class FindingRuns:
                     writer.write_table(pa.table({"key": sort_key(part), "line": violation_lines(part)}, schema=schema))
         except OSError as exc:
             where = self._directory.name if self._directory is not None else tempfile.gettempdir()
-            raise SpillError(f"cannot write the findings past {self.spill_rows:,} to {where}: {exc} "
+            raise SpillError(f"cannot write the findings past {self.spill_rows or 0:,} to {where}: {exc} "
                              "(set TMPDIR to a directory with room, or raise --findings-in-memory)") from exc
         self.runs.append(path)
 

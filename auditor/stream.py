@@ -733,7 +733,9 @@ def audit_by_partition(
         bundle = Bundle(path, group_sources, frames, q, ids_seen, unread=unread, unmatched=unmatched, _derived=known,
                         left_out={str(t): rows for t, rows in so_far.groupby("table", sort=False)}, ambiguous_rounds=ambiguous,
                         gaps=dict(gaps))
-        result = run_audit(bundle, ruleset, group_rules, lang=lang, workers=workers, figures=False)  # a group's own rows are summed below
+        # A group's own rows are summed below; its findings are spilled, if at all, by `found`, once filtered.
+        result = run_audit(bundle, ruleset, group_rules, lang=lang, workers=workers, figures=False,
+                            found=FindingRuns(ruleset.timezone, spill_rows=None))
         mine = {s.name for s in group_sources}.union(*(map(str, frame["_file"].unique()) for frame in own.values()))
         carried = set().union(*(_sources(c) for c in context.values())) if context else set()
         f = result.findings
@@ -769,7 +771,7 @@ def audit_by_partition(
     say("auditing the unpartitioned tables and the manifest")
     static.ids_seen = ids_seen
     static.unread = unread
-    final = run_audit(static, ruleset, static_rules, lang=lang, workers=workers)
+    final = run_audit(static, ruleset, static_rules, lang=lang, workers=workers, found=FindingRuns(ruleset.timezone, spill_rows=None))
     found.add(final.findings)
     run.update({r.code: r for r in final.rules_run})
     errors.update(final.errors)

@@ -107,16 +107,20 @@ def outputs(out: Path) -> dict[str, bytes]:
     return got
 
 
-def test_an_audit_spilling_every_group_writes_the_outputs_of_one_that_does_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("bundle", "how"), [(BY_DAY, ["--by-partition", "--batch-rows", "3000"]), (SAMPLES / "casino-month", []),
+                                            (SAMPLES / "casino-month", ["--workers", "1"]), (SAMPLES / "malformed-log", [])])
+def test_an_audit_spilling_every_finding_writes_the_outputs_of_one_that_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bundle: Path, how: list[str],
+) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
-    common = ["audit", str(BY_DAY), "--by-partition", "--batch-rows", "3000", "--format", "html,jsonl,junit", "--lang", "en"]
+    common = ["audit", str(bundle), *how, "--format", "html,jsonl,junit", "--lang", "en"]
     held = runner.invoke(app, [*common, "--out", str(tmp_path / "held")])
     spilled = runner.invoke(app, [*common, "--out", str(tmp_path / "spilled"), "--findings-in-memory", "1"])
     assert held.exit_code == spilled.exit_code == 1, spilled.output
     assert held.stdout.replace("held", "spilled") == spilled.stdout
     assert outputs(tmp_path / "held") == outputs(tmp_path / "spilled")
-    assert json.loads((tmp_path / "spilled" / "summary.json").read_text())["findings"]["total"] > 100
+    assert json.loads((tmp_path / "spilled" / "summary.json").read_text())["findings"]["total"] > 20
     assert list((tmp_path / "tmp").iterdir()) == []  # the runs are removed once written out
 
 
@@ -152,3 +156,17 @@ def test_a_spill_that_cannot_be_written_stops_the_audit_clearly(tmp_path: Path, 
     got = runner.invoke(app, ["audit", str(BY_DAY), "--by-partition", "--out", str(tmp_path / "out"), "--findings-in-memory", "1"])
     assert got.exit_code == 2
     assert "cannot write the findings past 1" in got.stderr and "no-such-dir" in got.stderr and "TMPDIR" in got.stderr
+
+
+def test_a_whole_audit_spills_past_its_bound_from_the_games_threads() -> None:
+    from auditor.engine import audit_bundle
+
+    ruleset = load_ruleset()
+    result = audit_bundle(SAMPLES / "casino-month", ruleset, select_rules(), found=FindingRuns(ruleset.timezone, spill_rows=10, keep=1))
+    assert result.spilled is not None and len(result.spilled.runs) > 2
+    assert result.spilled.tally.total > len(result.findings)  # one of each rule and table kept
+    held = audit_bundle(SAMPLES / "casino-month", ruleset, select_rules())
+    assert held.spilled is None
+    assert b"".join(line.as_py().encode() for lines in result.spilled.lines() for line in lines) == b"".join(
+        line.as_py().encode() for line in violation_lines(held.findings))
+    result.spilled.close()
