@@ -15,8 +15,8 @@ the workload split by day (a wheel bet by the day it was placed) and audited by 
 `--copies N`: that split played N times over, one copy after another in time, audited by partition
 (N times the rows the whole audit holds at once, in a bounded step);
 `--clock-offset`: the workload with every wheel bet an hour late (4M findings), how the audit
-copes when findings are many (with `--by-partition`, also split by day and audited by partition,
-its findings spilled to disk past a million); `--shuffled`: the
+copes when findings are many (spilled to disk past a million; with `--by-partition`, also split
+by day and audited by partition); `--shuffled`: the
 workload with every table's rows in a random order (the format gives row order no meaning), which
 must give the same findings; `--uuid-ids`: the workload with every id a UUID, as UUID-keyed systems
 write them, where ids follow neither time nor rows. Timings are printed, never asserted.
@@ -218,9 +218,11 @@ def child(bundle: Path, out: Path, workers: int | None, again: bool = False) -> 
     summary = build_summary(result, "major")
     prepared.join()
     write_outputs(result, summary, out, {"html", "jsonl"}, "ca")  # as the CLI's default formats
+    if result.spilled is not None:  # as the CLI does once the outputs are written
+        result.spilled.close()
     t["outputs"], cpu["outputs"] = time.perf_counter() - mark, time.process_time() - cpu_mark
     t["total"], cpu["total"] = time.perf_counter() - started, time.process_time() - cpu_started
-    report = {"timings": t, "cpu": cpu, "per_game": result.timings, "rows": rows, "findings": int(len(result.findings)), "workers": workers,
+    report = {"timings": t, "cpu": cpu, "per_game": result.timings, "rows": rows, "findings": summary["findings"]["total"], "workers": workers,  # type: ignore[index]
               "rows_read": sum(f.rows_read for f in loaded.files), "report_bytes": (out / "report.html").stat().st_size,
               "peak_gib": own_peak_gib(), "huge_pages": own_huge_pages()}
     if again:
@@ -233,9 +235,12 @@ def child(bundle: Path, out: Path, workers: int | None, again: bool = False) -> 
         summary = build_summary(result, "major")
         prepared.join()
         write_outputs(result, summary, out, {"html", "jsonl"}, "ca")
+        if result.spilled is not None:
+            result.spilled.close()
         after = own_usage()
         report["again"] = {"total": time.perf_counter() - started, "cpu": time.process_time() - cpu_started, "user": after["user"] - before["user"],
-                           "sys": after["sys"] - before["sys"], "faults": after["faults"] - before["faults"], "findings": int(len(result.findings))}
+                           "sys": after["sys"] - before["sys"], "faults": after["faults"] - before["faults"],
+                           "findings": summary["findings"]["total"]}  # type: ignore[index]
     report["at_result"] = own_usage()
     print("RESULT " + json.dumps(report))
 
