@@ -409,6 +409,27 @@ def copies_check(base: Path, derived: Path, copies: int) -> str:
     return f"MISMATCH: {(wanted - found).total():,} expected not found, {(found - wanted).total():,} found not expected"
 
 
+def ensure_day_split(bundle: Path) -> Path:
+    """The bundle split by day beside it (a wheel bet by the day it was placed, as systems file it),
+    split now if it is not there yet."""
+    parts = bundle.parent / (bundle.name + "-by-day")
+    if not (parts / "cdf_coups").is_dir():
+        from auditor.simulate.partition import partition
+
+        print(f"\nsplitting {bundle} by day into {parts} ...", flush=True)
+        partition(bundle, parts, items_by_own_time=True)
+    return parts
+
+
+def audit_by_day(parts: Path) -> tuple[dict[str, Any], float, Path, str]:
+    """(the child's result, its peak GiB, its output directory, whether the files came from disk)
+    of the audit by partition of a day split."""
+    cached = in_page_cache(parts)
+    out = parts.parent / (parts.name + "-report")
+    report, peak = measured([sys.executable, __file__, "--child-partition", str(parts), str(out)])
+    return report, peak, out, cached
+
+
 def split_check(whole: Path, parts: Path) -> str:
     """Whether the day split's findings (by rule, round and item) are the whole bundle's but for the
     rows the split does not carry over (LOG001, LOG002 and LOG004: quarantined rows, the manifest)."""
@@ -722,14 +743,8 @@ def main() -> None:
     print(f"\noverall: {total_rows / t['total']:,.0f} rows/s through the whole audit")
     print(f"correctness: {planted_check(bundle, out / 'violations.jsonl')}")
     if args.by_partition:
-        parts = bundle.parent / (bundle.name + "-by-day")
-        if not (parts / "cdf_coups").is_dir():
-            from auditor.simulate.partition import partition
-
-            print(f"\nsplitting {bundle} by day into {parts} ...", flush=True)
-            partition(bundle, parts, items_by_own_time=True)  # a wheel bet by the day it was placed, as systems file it
-        part_cached = in_page_cache(parts)
-        part_report, part_peak = measured([sys.executable, __file__, "--child-partition", str(parts), str(parts.parent / (parts.name + "-report"))])
+        parts = ensure_day_split(bundle)
+        part_report, part_peak, _, part_cached = audit_by_day(parts)
         print("\n(the day split holds the rows that loaded cleanly: quarantined rows and the manifest are not carried over,"
               " so its findings are the whole audit's less LOG001, LOG002 and LOG004)")
         print(f"by partition ({part_report['parts']} day files, steps of about 2M rows): {part_report['total']:.2f} s, "
@@ -754,15 +769,7 @@ def main() -> None:
         if args.by_partition:  # millions of findings by partition: spilled to disk past a million, memory bounded
             from auditor.spill import SPILL_ROWS
 
-            late_parts = late.parent / (late.name + "-by-day")
-            if not (late_parts / "cdf_coups").is_dir():
-                from auditor.simulate.partition import partition
-
-                print(f"splitting {late} by day into {late_parts} ...", flush=True)
-                partition(late, late_parts, items_by_own_time=True)
-            late_parts_out = late_parts.parent / (late_parts.name + "-report")
-            parts_cached = in_page_cache(late_parts)
-            spilled, spilled_peak = measured([sys.executable, __file__, "--child-partition", str(late_parts), str(late_parts_out)])
+            spilled, spilled_peak, late_parts_out, parts_cached = audit_by_day(ensure_day_split(late))
             print(f"clock offset by partition (findings past {SPILL_ROWS:,} spilled to disk): {spilled['total']:.2f} s, "
                   f"peak memory {spilled_peak:.2f} GiB, {spilled['findings']:,} findings; "
                   f"correctness: {split_check(late_out / 'violations.jsonl', late_parts_out / 'violations.jsonl')}{parts_cached}")
