@@ -151,9 +151,10 @@ def test_spilled_findings_keep_only_the_evidence_of_those_kept(tmp_path: Path) -
     result.spilled.close()
 
 
-def test_a_spill_that_cannot_be_written_stops_the_audit_clearly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("how", [["--by-partition"], [], ["--workers", "1"]])
+def test_a_spill_that_cannot_be_written_stops_the_audit_clearly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: list[str]) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "no-such-dir"))
-    got = runner.invoke(app, ["audit", str(BY_DAY), "--by-partition", "--out", str(tmp_path / "out"), "--findings-in-memory", "1"])
+    got = runner.invoke(app, ["audit", str(BY_DAY), *how, "--out", str(tmp_path / "out"), "--findings-in-memory", "1"])
     assert got.exit_code == 2
     assert "cannot write the findings past 1" in got.stderr and "no-such-dir" in got.stderr and "TMPDIR" in got.stderr
 
