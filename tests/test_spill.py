@@ -124,8 +124,9 @@ def test_an_audit_spilling_every_finding_writes_the_outputs_of_one_that_does_not
     assert list((tmp_path / "tmp").iterdir()) == []  # the runs are removed once written out
 
 
-def test_validate_prints_the_same_when_its_findings_are_spilled(tmp_path: Path) -> None:
-    common = ["validate", str(BY_DAY), "--by-partition", "--batch-rows", "3000", "--show", "1"]
+@pytest.mark.parametrize(("bundle", "how"), [(BY_DAY, ["--by-partition", "--batch-rows", "3000"]), (SAMPLES / "malformed-log", [])])
+def test_validate_prints_the_same_when_its_findings_are_spilled(bundle: Path, how: list[str]) -> None:
+    common = ["validate", str(bundle), *how, "--show", "1"]
     held = runner.invoke(app, common)
     spilled = runner.invoke(app, [*common, "--findings-in-memory", "1"])
     assert held.exit_code == spilled.exit_code
