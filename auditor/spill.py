@@ -177,15 +177,26 @@ class FindingRuns:
     def spilled(self) -> bool:
         return bool(self.runs)
 
-    def add(self, findings: pd.DataFrame) -> None:
+    @property
+    def due(self) -> bool:
+        """Whether the findings held have reached `spill_rows`."""
+        return self.spill_rows is not None and self.held >= self.spill_rows
+
+    def add(self, findings: pd.DataFrame, spill: bool = True) -> None:
+        """Hold `findings`; once `due`, spill them all now, or (`spill` False) when the caller says
+        (`spill`), at a point where it holds less memory of its own."""
         if findings.empty:
             return
         with self._lock:  # a spill holds the other threads' findings back until it is written
             self.pending.append(findings)
             self.held += len(findings)
             self.count += len(findings)
-            if self.spill_rows is not None and self.held >= self.spill_rows:
+            if spill and self.due:
                 self._spill()
+
+    def spill(self) -> None:
+        with self._lock:
+            self._spill()
 
     def _spill(self) -> None:
         run = sorted_findings(self.pending)  # empties `pending`
