@@ -77,16 +77,14 @@ def _run(
             try:
                 return audit_by_partition(bundle, rs, rules, lang=lang, progress=tick, batch_rows=batch_rows, workers=workers, keep=keep,
                                           spill_rows=spill_rows)
-            except (StreamError, SpillError) as exc:
+            except StreamError as exc:
                 raise fail(str(exc)) from None
         keep_freed_memory()  # a whole audit reuses what it frees (`auditor.memory`)
         found = FindingRuns(rs.timezone, spill_rows, keep)
         if workers == 1:  # one game at a time, after the load: the least memory
             return run_audit(load_bundle(bundle, progress=tick), rs, rules, lang=lang, progress=tick, workers=1, found=found), None, None
         return audit_bundle(bundle, rs, rules, lang=lang, progress=tick, workers=workers, found=found), None, None
-    except BundleError as exc:
-        raise fail(str(exc)) from None
-    except SpillError as exc:
+    except (BundleError, SpillError) as exc:
         raise fail(str(exc)) from None
 
 

@@ -63,8 +63,8 @@ class AuditResult:
     # When (time.perf_counter(), and time.process_time() as *_cpu) the audit of a whole bundle had
     # every table in ("loaded") and every game's rules run ("games"): the benchmark's phases, which overlap.
     marks: dict[str, float] = field(default_factory=dict)
-    # Set when the findings passed the partition audit's bound in memory: every finding is then in
-    # these sorted runs on disk, and `findings` holds only the first of each (rule, table) (`spill`).
+    # Set when the findings passed the audit's bound in memory (`--findings-in-memory`): every finding
+    # is then in these sorted runs on disk, and `findings` holds only the first of each (rule, table).
     spilled: Spilled | None = None
 
 
@@ -376,14 +376,12 @@ class _GameWork:
 
     def __init__(self, bundle: Bundle, ruleset: Ruleset, rules: list[Rule], lang: str, say: Callable[[str], None], figures: bool = False,
                  found: FindingRuns | None = None) -> None:
-        from auditor.spill import FindingRuns  # it sorts with this module's sorted_findings
-
         self.bundle, self.lang, self.say = bundle, lang, say
         self.ctx: Context | None = Context(bundle, ruleset)
         self.todo: deque[Rule] = deque(rules)
         self.game = rules[0].game if rules else ""
         self.figures = figures and self.game in GAME_FIGURES  # still to be worked out, after the rules
-        self.out = _GameRun(found if found is not None else FindingRuns(ruleset.timezone, spill_rows=None))
+        self.out = _GameRun(found if found is not None else _finding_runs(ruleset, spill_rows=None))
         self.lock = threading.Lock()
         self.working = 0  # threads in `work`
         self.ended = False
@@ -524,10 +522,10 @@ def run_audit(
     return _result(bundle, ruleset, runs, found)
 
 
-def _finding_runs(ruleset: Ruleset) -> FindingRuns:
+def _finding_runs(ruleset: Ruleset, spill_rows: int | None = SPILL_ROWS) -> FindingRuns:
     from auditor.spill import FindingRuns  # it sorts with this module's sorted_findings
 
-    return FindingRuns(ruleset.timezone, SPILL_ROWS)
+    return FindingRuns(ruleset.timezone, spill_rows)
 
 
 def _by_game(rules: list[Rule]) -> dict[str, list[Rule]]:

@@ -1,9 +1,9 @@
-"""Findings past a bound, held on disk: the partition audit's findings in bounded memory.
+"""Findings past a bound, held on disk: an audit's findings in bounded memory.
 
-The whole audit holds its findings in memory: its bundle is in memory too. An audit by partition
-holds a group of parts at a time, but its findings are the bundle's: a year of a table whose clock
-runs late is a finding a round. `FindingRuns` gathers a group's findings at a time and, once they
-pass `spill_rows`, sorts them and writes them to a Parquet file of their own (a run): the text of
+An audit's findings can outnumber what its memory should hold: a month of a table whose clock runs
+late is a finding a bet (4M), and an audit by partition holds a group of parts at a time but the
+bundle's findings. `FindingRuns` gathers findings a part at a time (a rule's, a group's) and, once
+they pass `spill_rows`, sorts them and writes them to a Parquet file of their own (a run): the text of
 each one's JSON line and its sort key, nothing else. What the outputs need of them besides the
 lines is kept as they are written (`Tally`: counts by rule, severity, (rule, table) and day) and so
 are the first `keep` findings of each (rule, table), the most any output shows of one. The lines of
@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 
 from auditor.engine import SORT_KEYS, SPILL_ROWS, sorted_findings
 from auditor.frames import text_array
-from auditor.report.outputs import violation_lines
+from auditor.report.outputs import case_counts, counts_by, first_of_cases, violation_lines
 
 KEEP = 200  # findings kept in memory of each (rule, table): the most any output shows (junit's MAX_LISTED)
 # Rows of all the runs held at once while merging, shared among them (the late-bet month's eight
@@ -76,11 +76,6 @@ def per_day(ts: pd.Series, timezone: str) -> dict[str, int]:
     return {day.strftime("%Y-%m-%d"): int(n) for day, n in days.items()}
 
 
-def first_of_cases(findings: pd.DataFrame, keep: int) -> pd.DataFrame:
-    """The first `keep` findings of each (rule, table), in their order."""
-    return findings.groupby(["rule", "table_id"], dropna=False, sort=False, observed=True).head(keep)
-
-
 @dataclass
 class Tally:
     """What the outputs count of findings that are not all in memory."""
@@ -95,10 +90,9 @@ class Tally:
         if findings.empty:
             return
         self.total += len(findings)
-        self.by_rule.update({str(k): int(v) for k, v in findings.groupby("rule", observed=True).size().items()})
-        self.by_severity.update({str(k): int(v) for k, v in findings.groupby("severity", observed=True).size().items()})
-        cases = findings.groupby(["rule", "table_id"], dropna=False, observed=True).size()
-        self.by_case.update({(str(code), None if pd.isna(table) else str(table)): int(n) for (code, table), n in cases.items()})
+        self.by_rule.update(counts_by(findings, "rule"))
+        self.by_severity.update(counts_by(findings, "severity"))
+        self.by_case.update(case_counts(findings))
         self.by_day.update(per_day(findings["ts"], timezone))
 
     def days(self) -> dict[str, int]:
@@ -238,4 +232,4 @@ class FindingRuns:
         return self.first.reset_index(drop=True), Spilled(self._directory, self.runs, self.tally)
 
 
-__all__ = ["KEEP", "SPILL_ROWS", "FindingRuns", "SpillError", "Spilled", "Tally", "first_of_cases", "per_day", "sort_key"]
+__all__ = ["KEEP", "SPILL_ROWS", "FindingRuns", "SpillError", "Spilled", "Tally", "per_day", "sort_key"]

@@ -16,11 +16,11 @@ from typer.testing import CliRunner
 from auditor.cli import app
 from auditor.engine import FINDING_COLUMNS, sorted_findings
 from auditor.report import html, junit
-from auditor.report.outputs import violation_lines
+from auditor.report.outputs import first_of_cases, violation_lines
 from auditor.rules import select_rules
 from auditor.ruleset import load_ruleset
 from auditor.schema import REPORTED_ON
-from auditor.spill import KEEP, FindingRuns, first_of_cases, per_day
+from auditor.spill import KEEP, FindingRuns, per_day
 from auditor.stream import audit_by_partition, layout
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"

@@ -10,7 +10,7 @@ import pandas as pd
 
 from auditor.engine import AuditResult
 from auditor.figures import table_figures
-from auditor.report.outputs import with_none
+from auditor.report.outputs import CASE, case_counts, first_of_cases, with_none
 from auditor.report.text import visible
 
 MAX_LISTED = 200
@@ -21,9 +21,9 @@ def write_junit(result: AuditResult, path: Path) -> None:
     findings = result.findings
     tables = sorted(set(table_figures(result.bundle)["table_id"].astype(str)))
     game_of = _games(result)
-    counts, listed = _cases(findings)
-    if result.spilled is not None:  # `findings` holds the first of each case: count them all
-        counts = dict(result.spilled.tally.by_case)
+    # Spilled, `findings` holds only the first of each case: the counts are the tally's.
+    counts = dict(result.spilled.tally.by_case) if result.spilled is not None else case_counts(findings)
+    listed = _listed(findings)
     tables_of: dict[str, set[str | None]] = {}
     for code, table in counts:
         tables_of.setdefault(code, set()).add(table)
@@ -62,20 +62,17 @@ def write_junit(result: AuditResult, path: Path) -> None:
     ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
 
 
-def _cases(findings: pd.DataFrame) -> tuple[dict[tuple[str, str | None], int], dict[tuple[str, str | None], list[str]]]:
-    """For each (rule, table) with findings (table None: they name none), how many, and the lines of
-    the first MAX_LISTED: one pass over the findings, not a frame per case (4M findings: 6 s)."""
-    if findings.empty:
-        return {}, {}
-    keys = ["rule", "table_id"]
-    sizes = findings.groupby(keys, dropna=False, sort=False).size()
-    counts = {(str(code), None if pd.isna(table) else str(table)): int(n) for (code, table), n in sizes.items()}
-    first = with_none(findings.groupby(keys, dropna=False, sort=False).head(MAX_LISTED)[[*keys, "source", "round_id", "item_id", "message"]])
+def _listed(findings: pd.DataFrame) -> dict[tuple[str, str | None], list[str]]:
+    """For each (rule, table) with findings (table None: they name none), the lines of its first
+    MAX_LISTED: one pass over the findings, not a frame per case (4M findings: 6 s)."""
     listed: dict[tuple[str, str | None], list[str]] = {}
+    if findings.empty:
+        return listed
+    first = with_none(first_of_cases(findings, MAX_LISTED)[[*CASE, "source", "round_id", "item_id", "message"]])
     for r in first.itertuples(index=False):
         line = f"{r.source or '-'} {r.round_id or ''} {r.item_id or ''}: {r.message}"
         listed.setdefault((str(r.rule), None if r.table_id is None else str(r.table_id)), []).append(line)
-    return counts, listed
+    return listed
 
 
 def _games(result: AuditResult) -> dict[str, str]:

@@ -169,6 +169,25 @@ def has_line_breaks(data: np.ndarray) -> bool:
     return False
 
 
+CASE = ["rule", "table_id"]  # what junit.xml makes a test case of, and spilled findings keep the first of
+
+
+def counts_by(findings: pd.DataFrame, column: str) -> dict[str, int]:
+    """How many findings hold each value of `column` (rule, severity)."""
+    return {str(k): int(v) for k, v in findings.groupby(column, observed=True).size().items()}
+
+
+def case_counts(findings: pd.DataFrame) -> dict[tuple[str, str | None], int]:
+    """How many findings each (rule, table) has; table None: they name none."""
+    sizes = findings.groupby(CASE, dropna=False, sort=False, observed=True).size()
+    return {(str(code), None if pd.isna(table) else str(table)): int(n) for (code, table), n in sizes.items()}
+
+
+def first_of_cases(findings: pd.DataFrame, keep: int) -> pd.DataFrame:
+    """The first `keep` findings of each (rule, table), in their order."""
+    return findings.groupby(CASE, dropna=False, sort=False, observed=True).head(keep)
+
+
 def finding_counts(result: AuditResult) -> tuple[int, dict[str, int], dict[str, int]]:
     """(every finding, how many of each rule, how many of each severity): counted as they were
     spilled when they were (`auditor.spill`), else from the findings in memory."""
@@ -176,11 +195,7 @@ def finding_counts(result: AuditResult) -> tuple[int, dict[str, int], dict[str, 
         tally = result.spilled.tally
         return tally.total, dict(tally.by_rule), dict(tally.by_severity)
     findings = result.findings
-    if findings.empty:
-        return 0, {}, {}
-    by_rule = {str(k): int(v) for k, v in findings.groupby("rule", observed=True).size().items() if v}
-    by_sev = {str(k): int(v) for k, v in findings.groupby("severity", observed=True).size().items() if v}
-    return len(findings), by_rule, by_sev
+    return len(findings), counts_by(findings, "rule"), counts_by(findings, "severity")
 
 
 def failing(by_severity: dict[str, int], fail_on: str) -> int:
