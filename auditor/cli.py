@@ -12,9 +12,9 @@ import pandas as pd
 import typer
 
 from auditor import __version__
-from auditor.engine import DEFAULT_WORKERS, AuditResult, audit_bundle, run_audit
+from auditor.engine import DEFAULT_WORKERS, AuditResult, audit_bundle
 from auditor.i18n import LANGS, label
-from auditor.loading import BundleError, load_bundle
+from auditor.loading import BundleError
 from auditor.loading.bundle import manifest_notes, some_of
 from auditor.memory import keep_freed_memory
 from auditor.progress import Progress
@@ -81,8 +81,6 @@ def _run(
                 raise fail(str(exc)) from None
         keep_freed_memory()  # a whole audit reuses what it frees (`auditor.memory`)
         found = FindingRuns(rs.timezone, spill_rows, keep)
-        if workers == 1:  # one game at a time, after the load: the least memory
-            return run_audit(load_bundle(bundle, progress=tick), rs, rules, lang=lang, progress=tick, workers=1, found=found), None, None
         return audit_bundle(bundle, rs, rules, lang=lang, progress=tick, workers=workers, found=found), None, None
     except (BundleError, SpillError) as exc:
         raise fail(str(exc)) from None
@@ -102,7 +100,7 @@ def audit(
     by_partition: Annotated[bool, BY_PARTITION] = False,
     batch_rows: Annotated[int, BATCH_ROWS] = 2_000_000,
     findings_in_memory: Annotated[int, SPILL] = SPILL_ROWS,
-    workers: Annotated[int, typer.Option(help="Threads auditing the games, two games at once at most, or one game's rules shared (1: one game at a time, the least memory).", min=1, max=8)] = DEFAULT_WORKERS,
+    workers: Annotated[int, typer.Option(help="Threads running rules, two at most: whole, they share a game's rules; by partition, two games at once (1: one rule at a time).", min=1, max=8)] = DEFAULT_WORKERS,
 ) -> None:
     """Audit a bundle: write violations.jsonl, summary.json and report.html; exit 1 on findings."""
     formats = _formats(format)

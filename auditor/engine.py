@@ -7,8 +7,9 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -27,6 +28,7 @@ from auditor.memory import release_before_outputs, release_between_games
 from auditor.rules import Rule
 from auditor.rules.base import HIT_COLUMNS, Context
 from auditor.ruleset import Ruleset
+from auditor.schema import SHARED_GAME, TABLES
 
 if TYPE_CHECKING:
     from auditor.spill import FindingRuns, Spilled
@@ -60,8 +62,9 @@ class AuditResult:
     timings: dict[str, float] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)  # rules that failed to run: the audit is incomplete
     notes: list[str] = field(default_factory=list)  # what the reader of a run should know about how it ran (on stderr)
-    # When (time.perf_counter(), and time.process_time() as *_cpu) the audit of a whole bundle had
-    # every table in ("loaded") and every game's rules run ("games"): the benchmark's phases, which overlap.
+    # The wall clock seconds a whole audit spent loading tables ("load") and running rules ("rules"),
+    # summed over its turns, and the CPU seconds of every thread meanwhile ("load_cpu", "rules_cpu"):
+    # the benchmark's phases.
     marks: dict[str, float] = field(default_factory=dict)
     # Set when the findings passed the audit's bound in memory (`--findings-in-memory`): every finding
     # is then in these sorted runs on disk, and `findings` holds only the first of each (rule, table).
@@ -469,10 +472,10 @@ class _GameWork:
         return hits
 
 
-def _start(pool: ThreadPoolExecutor, work: _GameWork) -> list[Future[_GameRun]]:
-    """A game handed to the pool twice: the first thread free starts it, the next one free helps
-    with the rules left, if any."""
-    return [pool.submit(work.work), pool.submit(work.work)]
+def _start(pool: ThreadPoolExecutor, work: _GameWork, threads: int = 2) -> list[Future[_GameRun]]:
+    """A game handed to the pool `threads` times (two at most): the first thread free starts it, the
+    next one free helps with the rules left, if any."""
+    return [pool.submit(work.work) for _ in range(max(1, min(threads, 2)))]
 
 
 def _ended(futures: list[Future[_GameRun]]) -> _GameRun:
@@ -559,42 +562,108 @@ def audit_bundle(
     workers: int = DEFAULT_WORKERS,
     found: FindingRuns | None = None,
 ) -> AuditResult:
-    """`run_audit(load_bundle(path), ...)` with the load and the games in one pool of threads: each
-    game's rules start as soon as its tables are in, while the bundle's last tables still load
-    (the log rules, which read every table, once all are). Loading two tables at a time, one
-    thread used to wait a third of a second for the other's last table, and both for the last
-    game to end before the next step; the result is the same, whatever the order of the work.
-    A game's rules are shared by the thread that starts it and the next one free (`_GameWork`):
-    where a thread ended the last game alone, the other waited, idle, for up to half a second.
-    Each game's figures are worked out after its rules, by the same threads."""
+    """`run_audit(load_bundle(path), ...)` a game at a time, so that no more than two games' tables
+    are held at once, not the bundle's (`BundleLoad.turns`): the gaming tables first, kept to the
+    end; then each game's tables are loaded (two at a time), its rules run (and the log's that read
+    those tables: orphans, sequence) by `workers` threads sharing them (`_GameWork`), its figures
+    and round times worked out, and its frames let go but for the rows that findings name, which the
+    report shows as evidence (`BundleLoad.let_go`). The next game's tables load while a game's rules
+    run: one game at a time, the load threads and the rules' took turns, and the audit run again in
+    its process was a second slower. The log rules that read no frame (format, repeated ids,
+    manifest) run once every table is in. The findings, figures, files, quarantine and period are
+    run_audit's on the loaded bundle; the result's frames hold the evidence rows, and the items set
+    aside are let go. The benchmark's 13M rows (2026-12-03, eight alternating runs): peak 2.0-2.2
+    -> 1.6-1.7 GiB, medians 8.4 -> 6.6 s fresh (the kernel's price for fresh memory, which grows
+    with the peak on this machine), 5.0 -> 5.0 s run again in the process (README, Performance)."""
     found = found if found is not None else _finding_runs(ruleset)
     say = progress or (lambda _m: None)
     load = BundleLoad(path, say)
-    by_game = _by_game(rules)
-    need = {g: {t for r in game_rules for t in r.tables} for g, game_rules in by_game.items()}
-    # Largest games first, so the threads finish together; the log's last, once every table is in.
-    order = sorted((g for g in by_game if g != "log"), key=lambda g: -sum(load.size.get(t, 0) for t in need[g]))
-    started: dict[str, list[Future[_GameRun]]] = {}
-    with ThreadPoolExecutor(max_workers=max(workers, LOAD_THREADS)) as pool:
-
-        def start_ready() -> None:
-            for game in order:
-                if game not in started and load.ready(need[game]):
-                    started[game] = _start(pool, _GameWork(load.bundle, ruleset, by_game[game], lang, say, True, found))
-
-        loading = {future: table for table, future in load.submit(pool).items()}
-        start_ready()
-        while loading:
-            done, _ = wait(loading, return_when=FIRST_COMPLETED)
-            for future in done:
-                load.install(loading.pop(future), future.result())
-            start_ready()
-        bundle = load.finish()
-        loaded, loaded_cpu = time.perf_counter(), time.process_time()
-        if "log" in by_game:
-            started["log"] = _start(pool, _GameWork(bundle, ruleset, by_game["log"], lang, say, True, found))
-        runs = {g: _ended(started[g]) for g in by_game}
-    table_figures(bundle)  # any game's whose rules were not selected, then all put together
-    result = _result(bundle, ruleset, runs, found)
-    result.marks.update(loaded=loaded, games=time.perf_counter(), loaded_cpu=loaded_cpu, games_cpu=time.process_time())
+    shared, games = load.turns()
+    turns = [(tables, False) for tables in [shared] if tables] + [(tables, True) for tables in games]
+    turn_of = {t: n for n, (tables, _) in enumerate(turns) for t in tables}
+    game_turn = {TABLES[t].game: n for t, n in turn_of.items() if TABLES[t].game != SHARED_GAME}
+    at_turn: list[list[Rule]] = [[] for _ in turns]
+    at_end: list[Rule] = []
+    for rule in rules:
+        if rule.code in EVERY_TURN:
+            for todo in at_turn:
+                todo.append(rule)
+            continue
+        # A rule reads one game's tables and the shared ones (`test_a_rule_reads_one_turn`): a game's
+        # rule runs in its game's turn (its figures are worked out there), a log rule in its tables'.
+        # One with none of its tables in the bundle runs at the end, to say so.
+        own = [turn_of[t] for t in rule.tables if t in turn_of]
+        if rule.game in game_turn:
+            at_turn[game_turn[rule.game]].append(rule)
+        else:
+            (at_turn[max(own)] if own else at_end).append(rule)
+    timer = dict.fromkeys(("load", "load_cpu", "rules", "rules_cpu"), 0.0)
+    runs: list[dict[str, _GameRun]] = []
+    threads = min(workers, 2)
+    with ThreadPoolExecutor(max_workers=threads) as pool, ThreadPoolExecutor(max_workers=LOAD_THREADS) as loads:
+        # A turn's tables queue for the load threads behind the previous turn's, so that a thread
+        # freed early from one turn's (its smaller tables) starts the next's; a turn after that is
+        # queued once the one before last is let go: two turns' frames at most.
+        ahead = [load.submit(loads, tables) for tables, _ in turns[:2]]
+        for n, ((tables, let_go), todo) in enumerate(zip(turns, at_turn, strict=True)):
+            with _timed(timer, "load"):
+                loading = {future: table for table, future in ahead[n].items()}
+                for future in as_completed(loading):
+                    load.install(loading[future], future.result())
+            with _timed(timer, "rules"):
+                runs.append(_run_games(pool, load.bundle, ruleset, todo, lang, say, threads, found))
+                # Every game's figures while its frames are whole, its rules selected or not.
+                for game in sorted({TABLES[t].game for t in tables} & set(GAME_FIGURES)):
+                    game_figures(load.bundle, game)
+                if let_go:
+                    load.let_go(tables, *found.kept_ids())
+                    release_between_games()
+            if n + 2 < len(turns):
+                ahead.append(load.submit(loads, turns[n + 2][0]))
+        with _timed(timer, "load"):
+            bundle = load.finish()
+        with _timed(timer, "rules"):
+            runs.append(_run_games(pool, bundle, ruleset, at_end, lang, say, threads, found))
+    table_figures(bundle)  # every game's, worked out in its turn, put together
+    result = _result(bundle, ruleset, _merged(runs), found)
+    result.marks.update(timer)
     return result
+
+
+# The log rule that reads every table's frame: a whole audit runs it in each turn, over that turn's tables.
+EVERY_TURN = ("LOG003",)
+
+
+def _run_games(pool: ThreadPoolExecutor, bundle: Bundle, ruleset: Ruleset, rules: list[Rule], lang: str, say: Callable[[str], None],
+               threads: int, found: FindingRuns) -> dict[str, _GameRun]:
+    """The rules' games run by `threads` threads of the pool at once, the largest first (by rows)."""
+    by_game = _by_game(rules)
+    order = sorted(by_game, key=lambda g: -sum(len(bundle.frames.get(t, ())) for r in by_game[g] for t in r.tables))
+    started = {g: _start(pool, _GameWork(bundle, ruleset, by_game[g], lang, say, True, found), threads) for g in order}
+    return {g: _ended(started[g]) for g in by_game}
+
+
+def _merged(parts: list[dict[str, _GameRun]]) -> dict[str, _GameRun]:
+    """Each game's runs of several turns as one: a rule that failed in any turn did not run."""
+    out: dict[str, _GameRun] = {}
+    for part in parts:
+        for game, run in part.items():
+            into = out.setdefault(game, _GameRun(run.found))
+            into.not_run.update(run.not_run)
+            into.errors.update(run.errors)
+            into.run += [rule for rule in run.run if rule not in into.run]
+            into.seconds += run.seconds
+    for run in out.values():
+        run.run = [rule for rule in run.run if rule.code not in run.errors]
+    return out
+
+
+@contextmanager
+def _timed(timer: dict[str, float], phase: str) -> Iterator[None]:
+    """Adds the wall clock and CPU seconds (every thread's) of the block to `phase` and `phase_cpu`."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        yield
+    finally:
+        timer[phase] += time.perf_counter() - wall
+        timer[phase + "_cpu"] += time.process_time() - cpu

@@ -274,6 +274,10 @@ TABLES: dict[str, Table] = {
     )
 }
 
+# The game of the tables that no one game owns (`tables`, whose rows each game's rounds name): a whole
+# audit loads them first and keeps them while it audits the games in turn (`BundleLoad.turns`).
+SHARED_GAME = "log"
+
 # The tables whose ids other tables name (LOG003): the only ones whose ids the audit keeps beside
 # their frames (every id read, quarantined rows' included). A bet's id is named by nothing: keeping
 # its table's millions of distinct ids cost a copy of them whenever they are not in order.

@@ -176,17 +176,16 @@ def child_by_partition(bundle: Path, out: Path) -> None:
 
 
 def child(bundle: Path, out: Path, workers: int | None, again: bool = False) -> None:
-    """Runs in its own process so that its peak memory is the audit's alone. The audit the CLI runs:
-    with two workers or more, the load and the games in one pool (`audit_bundle`), so the load's
-    phase ends when its last table is in, the games already under way. `again`: then the same audit
+    """Runs in its own process so that its peak memory is the audit's alone. The audit the CLI runs
+    (`audit_bundle`: a game's tables loaded, audited and let go at a time; its phases are the sums
+    of its turns' loads and rules). `again`: then the same audit
     once more in the same process, its memory already faulted in (the first run's, kept for reuse),
     as the bench's own read's is: its time against that read compares the audit's work with the
     read's, what fresh memory costs on this machine left out of both."""
     from auditor.memory import keep_freed_memory, one_arena, set_up_audit_process
 
     one_arena()  # as the CLI's entry point does, before the imports that start threads
-    from auditor.engine import DEFAULT_WORKERS, audit_bundle, run_audit
-    from auditor.loading import load_bundle
+    from auditor.engine import DEFAULT_WORKERS, audit_bundle
     from auditor.report.outputs import build_summary
     from auditor.report.write import prepare_outputs, write_outputs
     from auditor.rules import select_rules
@@ -198,20 +197,17 @@ def child(bundle: Path, out: Path, workers: int | None, again: bool = False) -> 
     started, cpu_started = time.perf_counter(), time.process_time()
     prepared = prepare_outputs({"html", "jsonl"})  # as the CLI does, beside the audit
     workers = workers or DEFAULT_WORKERS  # as the CLI
-    if workers == 1:
-        loaded = load_bundle(bundle)
-        t["load"], cpu["load"] = time.perf_counter() - started, time.process_time() - cpu_started
-        mark, cpu_mark = time.perf_counter(), time.process_time()
-        result = run_audit(loaded, load_ruleset(), select_rules(), lang="ca", workers=1)
-        t["rules"], cpu["rules"] = time.perf_counter() - mark, time.process_time() - cpu_mark
-    else:
-        result = audit_bundle(bundle, load_ruleset(), select_rules(), lang="ca", workers=workers)
-        m = result.marks
-        t["load"], cpu["load"] = m["loaded"] - started, m["loaded_cpu"] - cpu_started
-        t["rules"], cpu["rules"] = m["games"] - m["loaded"], m["games_cpu"] - m["loaded_cpu"]
+    result = audit_bundle(bundle, load_ruleset(), select_rules(), lang="ca", workers=workers)
+    m = result.marks  # summed over the audit's turns (a game's tables loaded, then its rules run)
+    t["load"], cpu["load"] = m["load"], m["load_cpu"]
+    t["rules"], cpu["rules"] = m["rules"], m["rules_cpu"]
     loaded = result.bundle
-    # The rows of each game's tables the load kept, items of no audited round (set aside) included.
-    held = {name: len(frame) + len(loaded.unmatched.get(name, ())) for name, frame in loaded.frames.items()}
+    # The rows of each game's tables the load kept, items of no audited round (set aside) included:
+    # the rows its files held less those quarantined (the whole audit keeps only the frames' rows
+    # that findings name).
+    held: dict[str, int] = {}
+    for f in loaded.files:
+        held[f.table] = held.get(f.table, 0) + f.rows_audited
     rows = {game: sum(held.get(name, 0) for name in names) for game, names in GAME_TABLES.items()}
     mark, cpu_mark = time.perf_counter(), time.process_time()
     out.mkdir(parents=True, exist_ok=True)
@@ -729,11 +725,12 @@ def main() -> None:
     for i, f in enumerate(fresh_reads, 1):
         print(f"    read in a fresh process, {i}  {kernel(f)}")
     print("\nwhere the time goes (wall clock; CPU of every thread beside)")
-    overlap = report["workers"] > 1
+    # A whole audit takes a game at a time (`engine.audit_bundle`): its load is the time spent
+    # waiting for each game's tables, the next game's loading beside the rules of the one before.
     print(f"  {'load (read, type, quarantine)':34s} {t['load']:8.2f} s   CPU {cpu['load']:6.2f} s"
-          + ("   until the last table is in, games already running beside it" if overlap else ""))
-    print(f"  {'rules, all games (wall clock)':34s} {t['rules']:8.2f} s   CPU {cpu['rules']:6.2f} s   {report['workers']} game(s) at a time"
-          + (": from then on; the per-game times below overlap" if overlap else ""))
+          "   waiting for each game's tables, the next game's loading beside the rules")
+    print(f"  {'rules, all games (wall clock)':34s} {t['rules']:8.2f} s   CPU {cpu['rules']:6.2f} s   a game at a time,"
+          f" {min(report['workers'], 2)} thread(s) sharing its rules; each game's own time below")
     for game, secs in sorted(report["per_game"].items(), key=lambda kv: -kv[1]):
         rows = report["rows"].get(game, 0)
         rate = f"{rows / secs:12,.0f} rows/s" if rows and secs else ""

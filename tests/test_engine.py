@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
+import pytest
 
 from auditor.engine import FINDING_COLUMNS, SORT_KEYS, sorted_findings
 
@@ -149,16 +153,24 @@ def test_hits_hands_a_rules_functions_the_offending_rows_only() -> None:
 
 
 def test_the_pipelined_audit_is_the_audit_of_the_loaded_bundle() -> None:
-    """audit_bundle (the load and the games in one pool, each game started once its tables are in)
-    gives what run_audit gives on the bundle load_bundle loads: findings, rules run and not run,
-    files and their counts, quarantine, figures; on every sample, broken and malformed ones too."""
+    """audit_bundle (a game's tables loaded, audited and let go at a time) gives what run_audit gives
+    on the bundle load_bundle loads: findings, rules run and not run, files and their counts,
+    quarantine, figures, the summary and what the report shows, evidence included; on every sample,
+    broken and malformed ones too. Of each game's frames it keeps only the rows findings name."""
     from pathlib import Path
 
     from auditor.engine import audit_bundle, run_audit
     from auditor.figures import table_figures
     from auditor.loading import load_bundle
+    from auditor.report.html import build_context
+    from auditor.report.outputs import build_summary
     from auditor.rules import select_rules
     from auditor.ruleset import load_ruleset
+    from auditor.schema import REPORTED_ON, SHARED_GAME, TABLES
+
+    def shown(result: object, summary: dict[str, object]) -> dict[str, object]:
+        context = build_context(result, summary, "en")  # type: ignore[arg-type]
+        return {k: v for k, v in context.items() if k not in ("generated", "game_name", "L")}
 
     samples = Path(__file__).resolve().parent.parent / "samples"
     for path in sorted(p for p in samples.iterdir() if p.is_dir()):
@@ -172,6 +184,16 @@ def test_the_pipelined_audit_is_the_audit_of_the_loaded_bundle() -> None:
             assert piped.bundle.files == loaded.files and list(piped.bundle.frames) == list(loaded.frames)
             pd.testing.assert_frame_equal(piped.bundle.quarantine, loaded.quarantine)
             pd.testing.assert_frame_equal(table_figures(piped.bundle), table_figures(loaded))
+            summary = build_summary(piped, "major")
+            assert summary == build_summary(whole, "major")
+            assert shown(piped, summary) == shown(whole, summary)
+            named = set(piped.findings["round_id"].dropna()) | set(piped.findings["item_id"].dropna())
+            for table, frame in piped.bundle.frames.items():
+                if TABLES[table].game == SHARED_GAME:
+                    assert len(frame) == len(loaded.frames[table])
+                    continue
+                round_col, item_col = REPORTED_ON[table]
+                assert set(frame[item_col or round_col]) <= named if round_col else frame.empty, table
 
 
 def test_a_game_shared_by_two_threads_finds_what_one_thread_finds() -> None:
@@ -239,3 +261,88 @@ def test_a_rule_that_fails_is_reported_and_hides_no_other_finding() -> None:
     assert "CDF105" not in {r.code for r in failed.rules_run}
     assert [r.code for r in failed.rules_run] == [r.code for r in whole.rules_run]
     pd.testing.assert_frame_equal(failed.findings, whole.findings)
+
+
+def test_a_rule_reads_one_turn() -> None:
+    """A whole audit holds one game's tables at a time, beside the shared ones (`BundleLoad.turns`):
+    so every rule reads the tables of one game at most, besides the shared ones; a table names its
+    parents in its own game or among the shared; and a shared table names none, so that the rule
+    on orphans, run over each turn's tables with the shared ones beside them, reports each row once."""
+    from auditor.rules import select_rules
+    from auditor.schema import SHARED_GAME, TABLES
+
+    for rule in select_rules():
+        games = {TABLES[t].game for t in rule.tables} - {SHARED_GAME}
+        assert len(games) <= 1, rule.code
+        assert rule.game == SHARED_GAME or games <= {rule.game}, rule.code
+    for table in TABLES.values():
+        for _, parent in table.parents:
+            assert TABLES[parent].game in (table.game, SHARED_GAME), table.name
+        if table.game == SHARED_GAME:
+            assert not table.parents, table.name
+
+
+def test_a_turn_lets_go_of_its_frames_before_the_next_turns_rules(tmp_path: Path) -> None:
+    """The rule on orphans runs in every turn over the frames the bundle holds: a game's frames let
+    go of in an earlier turn (their rows that findings name, kept as evidence) must not be judged
+    again. A coup on a wheel table (LOG003) is reported once, as the loaded bundle's audit does."""
+    from helpers import CDF_TABLE, WHEEL_TABLE, coup, stake_row, write_bundle
+    from test_rules_tournaments import entry, tour
+
+    from auditor.engine import audit_bundle, run_audit
+    from auditor.loading import load_bundle
+    from auditor.loading.bundle import BundleLoad
+    from auditor.rules import select_rules
+    from auditor.ruleset import load_ruleset
+
+    write_bundle(tmp_path, {"tables": [CDF_TABLE, WHEEL_TABLE], "cdf_coups": [coup("C1"), coup("C2", table_id="W1", coup_no=2)],
+                            "cdf_stakes": [stake_row("S1", "C1"), stake_row("S2", "C2")],
+                            "tournaments": [tour("TR1")], "tournament_entries": [entry("P1", "1990-01-01", tournament_id="TR9")]})
+    _, games = BundleLoad(tmp_path).turns()
+    assert [t for turn in games for t in turn].index("cdf_coups") < len(games) - 1  # a turn comes after chemin de fer's
+    piped = audit_bundle(tmp_path, load_ruleset(), select_rules(), lang="en")
+    whole = run_audit(load_bundle(tmp_path), load_ruleset(), select_rules(), lang="en")
+    pd.testing.assert_frame_equal(piped.findings, whole.findings)
+    orphans = piped.findings[piped.findings["rule"] == "LOG003"]
+    assert sorted(orphans["round_id"]) == ["C2", "TR9"]
+
+
+def test_a_whole_audit_holds_two_games_tables_at_most(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A whole audit's memory is bounded by two games' tables, not by the bundle's: a game's tables
+    start loading only once the game two turns before it is let go (the next game's load runs beside
+    a game's rules). The month sample: four games."""
+    from auditor.engine import audit_bundle
+    from auditor.loading.bundle import BundleLoad
+    from auditor.rules import select_rules
+    from auditor.ruleset import load_ruleset
+
+    samples = Path(__file__).resolve().parent.parent / "samples" / "casino-month"
+    events: list[tuple[str, str]] = []
+    lock = threading.Lock()
+    load_one, let_go = BundleLoad.load_one, BundleLoad.let_go
+
+    def loading(self: BundleLoad, table: str):  # type: ignore[no-untyped-def]
+        with lock:
+            events.append(("load", table))
+        return load_one(self, table)
+
+    def letting_go(self: BundleLoad, tables: list[str], rounds: set[str], items: set[str]) -> None:
+        with lock:
+            events.append(("let go", ",".join(sorted(tables))))
+        let_go(self, tables, rounds, items)
+
+    monkeypatch.setattr(BundleLoad, "load_one", loading)
+    monkeypatch.setattr(BundleLoad, "let_go", letting_go)
+    shared, games = BundleLoad(samples).turns()
+    assert len(games) == 4
+    result = audit_bundle(samples, load_ruleset(), select_rules(), lang="en")
+    assert not result.errors
+    loaded = [table for what, table in events if what == "load"]
+    assert sorted(loaded) == sorted(shared + [t for turn in games for t in turn])  # each table once
+    first = {table: n for n, (what, table) in enumerate(events) if what == "load"}
+    gone = {tables: n for n, (what, tables) in enumerate(events) if what == "let go"}
+    for k, turn in enumerate(games[2:], start=2):
+        earlier = gone[",".join(sorted(games[k - 2]))]
+        assert all(first[t] > earlier for t in turn), (turn, events)
+    # Every game's tables let go once, in its turn's order.
+    assert [tables for what, tables in events if what == "let go"] == [",".join(sorted(turn)) for turn in games]

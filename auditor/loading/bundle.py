@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pandas.api.types import union_categoricals
 
-from auditor.frames import arrow, coded, isin, later_occurrences, positions
+from auditor.frames import arrow, coded, isin, later_occurrences, positions, rows_holding
 from auditor.loading.coerce import as_text, coerce, finalize_dtypes
 from auditor.loading.readers import LineError, RawTable, UnreadableFile, read_raw
 from auditor.once import BuildLocks
@@ -34,6 +34,7 @@ from auditor.schema import (
     REPORTED_ON,
     ROUND_TABLES_OF_ITEMS,
     SETTLED_VIA_PARENT,
+    SHARED_GAME,
     TABLES,
     Table,
 )
@@ -96,6 +97,9 @@ class Bundle:
     # throws, and coups at a shoe's end): each one's table and time, where both could be read
     # (`gap_rows`; a coup's with its time NaT where only its table could), by table.
     gaps: dict[str, pd.DataFrame] = field(default_factory=dict)
+    # The first and last round times (`ts`, `ts_open`) of each table whose frame the whole audit let go
+    # once its game was audited (`BundleLoad.let_go`): the frame then holds only the rows findings name.
+    times: dict[str, tuple[pd.Timestamp, pd.Timestamp]] = field(default_factory=dict)
     _derived: dict[Hashable, object] = field(default_factory=dict, repr=False, compare=False)
     _locks: BuildLocks = field(default_factory=BuildLocks, repr=False, compare=False)
 
@@ -774,6 +778,7 @@ class BundleLoad:
         self.pending: dict[str, Future[_TableLoad]] = {}
         self.settled: set[str] = set()  # item tables whose requirements on their settled rounds are checked
         self.settled_quarantine: list[pd.DataFrame] = []
+        self.kept: dict[str, pd.DataFrame] = {}  # the rows findings name of each table let go (`let_go`)
         self.bundle = Bundle(path, [], {}, pd.DataFrame(columns=QUARANTINE_COLUMNS), {}, ignored=ignored, left_out={})
 
     def order(self) -> list[str]:
@@ -801,11 +806,52 @@ class BundleLoad:
     def load_one(self, table: str) -> _TableLoad:
         return _load_table(TABLES[table], self.found[table], self.path, self.say, self._round_ids(table))
 
-    def submit(self, pool: ThreadPoolExecutor) -> dict[str, Future[_TableLoad]]:
-        """Every table's load, in `order`; each future stored before the next task can ask for it."""
+    def submit(self, pool: ThreadPoolExecutor, tables: list[str] | None = None) -> dict[str, Future[_TableLoad]]:
+        """Every table's load (or those of `tables`), in `order`; each future stored before the next
+        task can ask for it."""
+        submitted = {}
         for t in self.order():
-            self.pending[t] = pool.submit(self.load_one, t)
-        return dict(self.pending)
+            if tables is None or t in tables:
+                submitted[t] = self.pending[t] = pool.submit(self.load_one, t)
+        return submitted
+
+    def turns(self) -> tuple[list[str], list[list[str]]]:
+        """(shared, games): the bundle's tables in the turns of a whole audit, which loads, audits and
+        lets go of a game's tables at a time (`engine.audit_bundle`, `let_go`). `shared`: the tables
+        of no one game (the gaming tables), loaded first and kept to the end; `games`: each game's
+        tables, the largest game first, so that what it frees the smaller ones reuse. A table's
+        parents are in its own turn or among the shared (`tests/test_engine.py`)."""
+        by_game: dict[str, list[str]] = {}
+        for t in self.order():
+            by_game.setdefault(TABLES[t].game, []).append(t)
+        shared = by_game.pop(SHARED_GAME, [])
+        return shared, sorted(by_game.values(), key=lambda tables: -sum(self.size[t] for t in tables))
+
+    def let_go(self, tables: list[str], rounds: set[str], items: set[str]) -> None:
+        """Once a turn's games are audited: each of its tables' frame keeps only the rows that findings
+        name (`rounds`, `items`: the report's evidence is looked up there), its first and last round
+        times kept in `Bundle.times`; its items set aside, its items' round positions and its load's
+        own frames are let go. What is still to be put together (`finish`) is kept; the frames are
+        the bundle's again once it is."""
+        bundle = self.bundle
+        for t in tables:
+            frame = bundle.frames[t]
+            stamps = [frame[c] for c in ("ts", "ts_open") if c in frame and frame[c].notna().any()]
+            if stamps:
+                bundle.times[t] = (min(s.min() for s in stamps), max(s.max() for s in stamps))
+            round_col, item_col = REPORTED_ON[t]
+            ids = items if item_col else rounds
+            # A table no finding is reported on by row (gaming tables, layouts): no rows left to show.
+            shown = rows_holding(frame[item_col or round_col], sorted(ids)) if round_col and ids else np.zeros(0, dtype=np.int64)
+            # Out of the bundle's frames until `finish`: the next turns' rules on every frame (orphans) must not see them.
+            self.kept[t] = frame.take(shown)
+            del bundle.frames[t]
+            bundle.unmatched.pop(t, None)
+            load = self.loads[t]
+            load.frame, load.unmatched, load.round_positions = self.kept[t], None, None
+        gone = set(tables)
+        for key in [k for k in bundle._derived if isinstance(k, tuple) and k[0] == "positions" and gone & set(k[1:])]:
+            del bundle._derived[key]
 
     def install(self, table: str, load: _TableLoad) -> None:
         """Take a loaded table into the bundle: its frame, its items set aside and their rounds'
@@ -813,6 +859,8 @@ class BundleLoad:
         self.loads[table] = load
         bundle = self.bundle
         bundle.frames[table] = load.frame
+        if load.seen is not None:  # a turn's rule on orphans reads them before `finish`
+            bundle.ids_seen[table] = load.seen
         assert bundle.left_out is not None
         bundle.left_out[table] = load.left_out()
         if load.repeated is not None and len(load.repeated):
@@ -836,18 +884,13 @@ class BundleLoad:
                 bundle._derived.pop(positions_key(child, key, parent), None)
             self.settled.add(child)
 
-    def ready(self, tables: set[str]) -> bool:
-        """Whether every one of `tables` that the bundle holds is installed, and checked against its
-        settled rounds where it is an item table: a game reading them can be audited."""
-        return all(t in self.loads and (t not in SETTLED_VIA_PARENT or t in self.settled) for t in tables if t in self.wanted)
-
     def finish(self) -> Bundle:
         """The bundle, once every table is installed: what needs them all put together."""
         bundle, loads = self.bundle, self.loads
         files = [f for t in self.wanted for f in loads[t].files]
         # Frames in the order of the format's tables whatever order they were loaded in (a new dict,
         # never one that games reading theirs see change under them).
-        bundle.frames = {t: bundle.frames[t] for t in self.wanted}
+        bundle.frames = {t: bundle.frames[t] if t in bundle.frames else self.kept.pop(t) for t in self.wanted}
         bundle.unmatched = {t: bundle.unmatched[t] for t in self.wanted if t in bundle.unmatched}
         quarantine = [q for t in self.wanted for q in loads[t].quarantine]
         bundle.ids_seen = {t: seen for t in self.wanted if (seen := loads[t].seen) is not None}

@@ -210,11 +210,15 @@ def period_of(result: AuditResult) -> dict[str, str | None]:
     stated = manifest_period(result.bundle.manifest)
     if stated:
         return stated  # type: ignore[return-value]
-    stamps = [f[c] for t, f in result.bundle.frames.items() for c in ("ts", "ts_open") if c in f and len(f)]
-    if not stamps:
+    bundle = result.bundle
+    # A table's frame let go once its game was audited (a whole audit's turns) left its times.
+    stamps = [f[c] for t, f in bundle.frames.items() for c in ("ts", "ts_open") if t not in bundle.times and c in f and len(f)]
+    bounds = [(s.min(), s.max()) for s in stamps] + list(bundle.times.values())
+    bounds = [(lo, hi) for lo, hi in bounds if pd.notna(lo)]
+    if not bounds:
         return {"from": None, "to": None, "source": None}
-    lo = min(s.min() for s in stamps)
-    hi = max(s.max() for s in stamps)
+    lo = min(b[0] for b in bounds)
+    hi = max(b[1] for b in bounds)
     return data_period(lo, hi, result.ruleset.timezone)
 
 
