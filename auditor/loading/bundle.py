@@ -756,6 +756,13 @@ def _load_table(
                       seen if table.name in NAMED_BY_OTHERS else None, unmatched, at, twice, gaps, copies)
 
 
+def round_times(frame: pd.DataFrame) -> tuple[pd.Timestamp, pd.Timestamp] | None:
+    """The first and last round time (`ts`, `ts_open`) of a table's frame; None where it has none:
+    what the report's period is worked out from (`Bundle.times` keeps them for frames let go)."""
+    stamps = [frame[c] for c in ("ts", "ts_open") if c in frame and frame[c].notna().any()]
+    return (min(s.min() for s in stamps), max(s.max() for s in stamps)) if stamps else None
+
+
 class BundleLoad:
     """A bundle's tables being loaded, and the `bundle` they make. `submit` hands every table's load
     to a pool of threads (round tables first: their items wait for the rounds' ids), `install` takes
@@ -836,9 +843,8 @@ class BundleLoad:
         bundle = self.bundle
         for t in tables:
             frame = bundle.frames[t]
-            stamps = [frame[c] for c in ("ts", "ts_open") if c in frame and frame[c].notna().any()]
-            if stamps:
-                bundle.times[t] = (min(s.min() for s in stamps), max(s.max() for s in stamps))
+            if (bounds := round_times(frame)) is not None:
+                bundle.times[t] = bounds
             round_col, item_col = REPORTED_ON[t]
             ids = items if item_col else rounds
             # A table no finding is reported on by row (gaming tables, layouts): no rows left to show.

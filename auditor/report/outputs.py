@@ -14,7 +14,7 @@ from auditor import __version__
 from auditor.engine import FINDING_COLUMNS, AuditResult
 from auditor.figures import table_figures
 from auditor.frames import is_arrow_text, text_array, text_bytes
-from auditor.loading.bundle import manifest_notes, manifest_period
+from auditor.loading.bundle import manifest_notes, manifest_period, round_times
 from auditor.rules import REGISTRY, SEVERITY_RANK
 from auditor.ruleset import Ruleset
 
@@ -212,9 +212,8 @@ def period_of(result: AuditResult) -> dict[str, str | None]:
         return stated  # type: ignore[return-value]
     bundle = result.bundle
     # A table's frame let go once its game was audited (a whole audit's turns) left its times.
-    stamps = [f[c] for t, f in bundle.frames.items() for c in ("ts", "ts_open") if t not in bundle.times and c in f and len(f)]
-    bounds = [(s.min(), s.max()) for s in stamps] + list(bundle.times.values())
-    bounds = [(lo, hi) for lo, hi in bounds if pd.notna(lo)]
+    bounds = [b for t, f in bundle.frames.items() if t not in bundle.times and (b := round_times(f)) is not None]
+    bounds += bundle.times.values()
     if not bounds:
         return {"from": None, "to": None, "source": None}
     lo = min(b[0] for b in bounds)
