@@ -9,10 +9,10 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -569,7 +569,10 @@ def audit_bundle(
     and round times worked out, and its frames let go but for the rows that findings name, which the
     report shows as evidence (`BundleLoad.let_go`). The next game's tables load while a game's rules
     run: one game at a time, the load threads and the rules' took turns, and the audit run again in
-    its process was a second slower. The log rules that read no frame (format, repeated ids,
+    its process was a second slower. They are installed as soon as they are loaded, and the game's
+    rules queued behind the last game's, so that a thread left with no rule of a game takes the
+    next game's at once, while the other ends the game and the main thread lets it go; each turn's
+    rules see the shared tables and their own only (`Bundle.seeing`). The log rules that read no frame (format, repeated ids,
     manifest) run once every table is in. The findings, figures, files, quarantine and period are
     run_audit's on the loaded bundle; the result's frames hold the evidence rows, and the items set
     aside are let go. The benchmark's 13M rows (2026-12-03, eight alternating runs): peak 2.0-2.2
@@ -605,21 +608,36 @@ def audit_bundle(
         # freed early from one turn's (its smaller tables) starts the next's; a turn after that is
         # queued once the one before last is let go: two turns' frames at most.
         ahead = [load.submit(loads, tables) for tables, _ in turns[:2]]
+
+        def ended(turn: _Turn) -> None:
+            runs.append(_end_turn(load, turn, found))
+            if turn.n + 2 < len(turns):
+                ahead.append(load.submit(loads, turns[turn.n + 2][0]))
+
+        last: _Turn | None = None  # the turn whose rules run while the next one's tables are installed
         for n, ((tables, let_go), todo) in enumerate(zip(turns, at_turn, strict=True)):
-            with _timed(timer, "load"):
-                loading = {future: table for table, future in ahead[n].items()}
-                for future in as_completed(loading):
-                    load.install(loading[future], future.result())
+            loading = {future: table for table, future in ahead[n].items()}
+            while loading:
+                # Waiting for tables is the load's time only once no rule of the last turn is left to end.
+                with _timed(timer, "rules" if last is not None else "load"):
+                    waited: list[Future[Any]] = [*loading, *(last.futures if last is not None else [])]
+                    done, _ = wait(waited, return_when=FIRST_COMPLETED)
+                    for future in [f for f in done if f in loading]:
+                        load.install(loading.pop(future), future.result())
+                    if last is not None and last.done:
+                        ended(last)
+                        last = None
             with _timed(timer, "rules"):
-                runs.append(_run_games(pool, load.bundle, ruleset, todo, lang, say, threads, found))
-                # Every game's figures while its frames are whole, its rules selected or not.
-                for game in sorted({TABLES[t].game for t in tables} & set(GAME_FIGURES)):
-                    game_figures(load.bundle, game)
-                if let_go:
-                    load.let_go(tables, *found.kept_ids())
-                    release_between_games()
-            if n + 2 < len(turns):
-                ahead.append(load.submit(loads, turns[n + 2][0]))
+                # The turn's rules queue for the pool's threads behind the last turn's: each thread
+                # left with none of those takes this turn's at once, not after the last turn is let go.
+                seen = load.bundle.seeing([*shared, *tables] if let_go else tables)
+                turn = _Turn(n, tables, let_go, seen, _start_games(pool, seen, ruleset, todo, lang, say, threads, found))
+                if last is not None:
+                    ended(last)
+                last = turn
+        with _timed(timer, "rules"):
+            if last is not None:
+                ended(last)
         with _timed(timer, "load"):
             bundle = load.finish()
         with _timed(timer, "rules"):
@@ -634,13 +652,52 @@ def audit_bundle(
 EVERY_TURN = ("LOG003",)
 
 
-def _run_games(pool: ThreadPoolExecutor, bundle: Bundle, ruleset: Ruleset, rules: list[Rule], lang: str, say: Callable[[str], None],
-               threads: int, found: FindingRuns) -> dict[str, _GameRun]:
-    """The rules' games run by `threads` threads of the pool at once, the largest first (by rows)."""
+@dataclass
+class _Turn:
+    """A whole audit's turn under way: its tables, the bundle its rules see (`Bundle.seeing`: the
+    shared tables and its own), and each of its games' threads."""
+
+    n: int
+    tables: list[str]
+    let_go: bool
+    bundle: Bundle
+    started: dict[str, list[Future[_GameRun]]]
+
+    @property
+    def futures(self) -> list[Future[_GameRun]]:
+        return [f for game in self.started.values() for f in game]
+
+    @property
+    def done(self) -> bool:
+        return all(f.done() for f in self.futures)
+
+
+def _end_turn(load: BundleLoad, turn: _Turn, found: FindingRuns) -> dict[str, _GameRun]:
+    """A turn's games' runs once they end; then every game's figures of its tables while their frames
+    are whole (its rules selected or not), and, for a game's turn, its tables let go but for the rows
+    that findings name."""
+    runs = {g: _ended(futures) for g, futures in turn.started.items()}
+    for game in sorted({TABLES[t].game for t in turn.tables} & set(GAME_FIGURES)):
+        game_figures(turn.bundle, game)
+    if turn.let_go:
+        load.let_go(turn.tables, *found.kept_ids())
+        release_between_games()
+    return runs
+
+
+def _start_games(pool: ThreadPoolExecutor, bundle: Bundle, ruleset: Ruleset, rules: list[Rule], lang: str, say: Callable[[str], None],
+                 threads: int, found: FindingRuns) -> dict[str, list[Future[_GameRun]]]:
+    """The rules' games handed to `threads` threads of the pool, the largest first (by rows)."""
     by_game = _by_game(rules)
     order = sorted(by_game, key=lambda g: -sum(len(bundle.frames.get(t, ())) for r in by_game[g] for t in r.tables))
     started = {g: _start(pool, _GameWork(bundle, ruleset, by_game[g], lang, say, True, found), threads) for g in order}
-    return {g: _ended(started[g]) for g in by_game}
+    return {g: started[g] for g in by_game}
+
+
+def _run_games(pool: ThreadPoolExecutor, bundle: Bundle, ruleset: Ruleset, rules: list[Rule], lang: str, say: Callable[[str], None],
+               threads: int, found: FindingRuns) -> dict[str, _GameRun]:
+    """The rules' games run by `threads` threads of the pool at once, once they all end."""
+    return {g: _ended(futures) for g, futures in _start_games(pool, bundle, ruleset, rules, lang, say, threads, found).items()}
 
 
 def _merged(parts: list[dict[str, _GameRun]]) -> dict[str, _GameRun]:

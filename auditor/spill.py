@@ -219,7 +219,8 @@ class FindingRuns:
     def kept_ids(self) -> tuple[set[str], set[str]]:
         """The round and item ids of the findings an output may still show: those held, and the first
         of each case of those spilled (the rows the report shows as evidence are looked up by them)."""
-        parts = [*self.pending, *([self.first] if self.first is not None else [])]
+        with self._lock:  # the next game's rules may be adding findings, or spilling them, meanwhile
+            parts = [*self.pending, *([self.first] if self.first is not None else [])]
         rounds = set().union(*(p["round_id"].dropna().astype(str).unique() for p in parts))
         items = set().union(*(p["item_id"].dropna().astype(str).unique() for p in parts))
         return rounds, items

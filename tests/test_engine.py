@@ -282,9 +282,9 @@ def test_a_rule_reads_one_turn() -> None:
             assert not table.parents, table.name
 
 
-def test_a_turn_lets_go_of_its_frames_before_the_next_turns_rules(tmp_path: Path) -> None:
-    """The rule on orphans runs in every turn over the frames the bundle holds: a game's frames let
-    go of in an earlier turn (their rows that findings name, kept as evidence) must not be judged
+def test_a_turns_rules_do_not_judge_an_earlier_turns_frames(tmp_path: Path) -> None:
+    """The rule on orphans runs in every turn over the frames its turn sees: a game's frames let go
+    of in an earlier turn (their rows that findings name, kept as evidence) must not be judged
     again. A coup on a wheel table (LOG003) is reported once, as the loaded bundle's audit does."""
     from helpers import CDF_TABLE, WHEEL_TABLE, coup, stake_row, write_bundle
     from test_rules_tournaments import entry, tour
@@ -346,3 +346,51 @@ def test_a_whole_audit_holds_two_games_tables_at_most(monkeypatch: pytest.Monkey
         assert all(first[t] > earlier for t in turn), (turn, events)
     # Every game's tables let go once, in its turn's order.
     assert [tables for what, tables in events if what == "let go"] == [",".join(sorted(turn)) for turn in games]
+
+
+def test_a_games_rules_run_beside_the_next_games_install_and_see_their_own_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next game's tables are installed while a game's rules still run, so that the threads
+    left with no rule of the game take the next game's at once; each turn's rules see the shared
+    tables and their own only (LOG003 judges every frame it sees: another game's would be judged
+    twice). Here each game's LOG003 waits until the next game's tables are in, which never happens
+    if installing them waits for the game's rules to end. The month sample."""
+    import dataclasses
+
+    from auditor.engine import audit_bundle
+    from auditor.loading.bundle import BundleLoad, _TableLoad
+    from auditor.rules import select_rules
+    from auditor.rules.base import Context
+    from auditor.ruleset import load_ruleset
+
+    samples = Path(__file__).resolve().parent.parent / "samples" / "casino-month"
+    shared, games = BundleLoad(samples).turns()
+    assert len(games) == 4
+    installed: set[str] = set()
+    game_in = [threading.Event() for _ in games]  # each game's tables all installed
+    install = BundleLoad.install
+
+    def installing(self: BundleLoad, table: str, load: _TableLoad) -> None:
+        install(self, table, load)
+        installed.add(table)
+        for n, turn in enumerate(games):
+            if installed >= set(turn):
+                game_in[n].set()
+
+    seen: list[frozenset[str]] = []
+    waited: list[bool] = []
+    rules = select_rules()
+    (orphans,) = [r for r in rules if r.code == "LOG003"]
+
+    def judging(ctx: Context) -> pd.DataFrame:
+        playing = [n for n, turn in enumerate(games) if turn[0] in ctx.bundle.frames]
+        if playing and playing[0] + 1 < len(games):
+            waited.append(game_in[playing[0] + 1].wait(timeout=20))
+        seen.append(frozenset(ctx.bundle.frames))
+        return orphans.check(ctx)
+
+    monkeypatch.setattr(BundleLoad, "install", installing)
+    rules = [dataclasses.replace(r, check=judging) if r is orphans else r for r in rules]
+    result = audit_bundle(samples, load_ruleset(), rules, lang="en", workers=2)
+    assert not result.errors
+    assert waited == [True] * (len(games) - 1)
+    assert sorted(seen, key=sorted) == sorted([frozenset(shared)] + [frozenset(shared + turn) for turn in games], key=sorted)

@@ -14,7 +14,7 @@ import os
 import re
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -106,6 +106,13 @@ class Bundle:
     @property
     def name(self) -> str:
         return self.path.resolve().name
+
+    def seeing(self, tables: list[str]) -> Bundle:
+        """The bundle with only `tables`' frames in `frames` (those it holds), sharing everything else,
+        what is derived included: a whole audit's turn, whose rules run while the next turn's tables
+        are installed and the last turn's let go, sees its own tables and no others (LOG003 reads
+        every frame it is given)."""
+        return replace(self, frames={t: self.frames[t] for t in tables if t in self.frames})
 
     def derived(self, key: Hashable, build: Callable[[], T]) -> T:
         """`build()`, computed once per bundle: what several rules or outputs read (the items' round
@@ -856,8 +863,9 @@ class BundleLoad:
             load = self.loads[t]
             load.frame, load.unmatched, load.round_positions = self.kept[t], None, None
         gone = set(tables)
-        for key in [k for k in bundle._derived if isinstance(k, tuple) and k[0] == "positions" and gone & set(k[1:])]:
-            del bundle._derived[key]
+        # A copy of the keys taken at once: the next turn's rules, running meanwhile, add their own.
+        for key in [k for k in list(bundle._derived) if isinstance(k, tuple) and k[0] == "positions" and gone & set(k[1:])]:
+            bundle._derived.pop(key, None)
 
     def install(self, table: str, load: _TableLoad) -> None:
         """Take a loaded table into the bundle: its frame, its items set aside and their rounds'
