@@ -62,9 +62,10 @@ class AuditResult:
     timings: dict[str, float] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)  # rules that failed to run: the audit is incomplete
     notes: list[str] = field(default_factory=list)  # what the reader of a run should know about how it ran (on stderr)
-    # The wall clock seconds a whole audit spent loading tables ("load") and running rules ("rules"),
-    # summed over its turns, and the CPU seconds of every thread meanwhile ("load_cpu", "rules_cpu"):
-    # the benchmark's phases.
+    # The wall clock seconds a whole audit spent loading tables ("load": waiting for a turn's tables
+    # with no rule of the turn before left running) and running rules ("rules": the rest, the next
+    # turn's tables installed meanwhile), summed over its turns, and the CPU seconds of every thread
+    # meanwhile ("load_cpu", "rules_cpu"): the benchmark's phases.
     marks: dict[str, float] = field(default_factory=dict)
     # Set when the findings passed the audit's bound in memory (`--findings-in-memory`): every finding
     # is then in these sorted runs on disk, and `findings` holds only the first of each (rule, table).
@@ -572,8 +573,8 @@ def audit_bundle(
     its process was a second slower. They are installed as soon as they are loaded, and the game's
     rules queued behind the last game's, so that a thread left with no rule of a game takes the
     next game's at once, while the other ends the game and the main thread lets it go; each turn's
-    rules see the shared tables and their own only (`Bundle.seeing`). The log rules that read no frame (format, repeated ids,
-    manifest) run once every table is in. The findings, figures, files, quarantine and period are
+    rules see the shared tables and their own only (`Bundle.seeing`). The log rules that read no
+    frame (format, repeated ids, manifest) run once every table is in. The findings, figures, files, quarantine and period are
     run_audit's on the loaded bundle; the result's frames hold the evidence rows, and the items set
     aside are let go. The benchmark's 13M rows (2026-12-03, eight alternating runs): peak 2.0-2.2
     -> 1.6-1.7 GiB, medians 8.4 -> 6.6 s fresh (the kernel's price for fresh memory, which grows
@@ -630,7 +631,7 @@ def audit_bundle(
             with _timed(timer, "rules"):
                 # The turn's rules queue for the pool's threads behind the last turn's: each thread
                 # left with none of those takes this turn's at once, not after the last turn is let go.
-                seen = load.bundle.seeing([*shared, *tables] if let_go else tables)
+                seen = load.bundle.seeing([*shared, *tables])  # the shared turn: its tables, once
                 turn = _Turn(n, tables, let_go, seen, _start_games(pool, seen, ruleset, todo, lang, say, threads, found))
                 if last is not None:
                     ended(last)
