@@ -611,11 +611,11 @@ def _concat(*frames: pd.DataFrame | None) -> pd.DataFrame:
 DEFAULT_BATCH_ROWS = 2_000_000
 
 
-def _keep_evidence(evidence: dict[str, list[pd.DataFrame]], rounds: set[str], items: set[str]) -> None:
+def _keep_evidence(evidence: dict[str, list[pd.DataFrame]], rounds: pa.Array, items: pa.Array) -> None:
     """Each table's rows held as evidence, but only those of the given round and item ids."""
     for table, held in evidence.items():
         round_col, item_col = REPORTED_ON[table]
-        ids = sorted(items if item_col else rounds)
+        ids = items if item_col else rounds
         kept = [rows[isin(rows[item_col or round_col], ids)] for rows in held]
         evidence[table] = [rows for rows in kept if len(rows)]
 

@@ -694,6 +694,8 @@ def test_rows_holding_are_the_rows_isin_finds(order: str) -> None:
     wanted = ["B00000", "B00003", "B02997", "B00001", "B0000", "B000033", "B01500", "Bé0000", "zzz"]
     expected = np.flatnonzero(values.isin(wanted).to_numpy())
     assert rows_holding(values, wanted).tolist() == expected.tolist()
+    # As `FindingRuns.kept_ids` gives them: Arrow text, in no order, a missing id naming no row.
+    assert rows_holding(values, pa.array([*wanted[::-1], None], type=pa.large_string())).tolist() == expected.tolist()
     assert rows_holding(values, []).tolist() == [] and rows_holding(values.iloc[:0], wanted).tolist() == []
 
 

@@ -94,6 +94,22 @@ def test_the_merged_runs_are_the_lines_of_the_findings_sorted_in_memory(seed: in
     assert not any(run.exists() for run in spilled.runs)
 
 
+@pytest.mark.parametrize("spill_rows", [None, 7])
+def test_the_ids_kept_are_those_of_the_findings_held_and_the_first_spilled(spill_rows: int | None) -> None:
+    """What a turn's let-go keeps rows of: each round and item id of the findings held, and of the
+    first KEEP of each case spilled, once, missing ids none."""
+    frame = findings_frame(60, 5)
+    runs = FindingRuns("Europe/Andorra", spill_rows=spill_rows, keep=3)
+    for part in parts_of(frame, [20, 20, 20]):
+        runs.add(part)
+    rounds, items = runs.kept_ids()
+    shown = [*runs.pending, *([runs.first] if runs.first is not None else [])]
+    for got, column in ((rounds, "round_id"), (items, "item_id")):
+        expected = set().union(*(set(p[column].dropna()) for p in shown))
+        assert sorted(got.to_pylist()) == sorted(expected) and len(got) == len(expected)
+    assert runs.spilled == (spill_rows is not None)
+
+
 def test_what_is_kept_covers_what_the_outputs_show() -> None:
     """The report shows the first PER_RULE findings of a rule, junit.xml the first MAX_LISTED of a
     rule and table: each is among the first KEEP of its rule and table only if KEEP is as many."""

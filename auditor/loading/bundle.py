@@ -841,7 +841,7 @@ class BundleLoad:
         shared = by_game.pop(SHARED_GAME, [])
         return shared, sorted(by_game.values(), key=lambda tables: -sum(self.size[t] for t in tables))
 
-    def let_go(self, tables: list[str], rounds: set[str], items: set[str]) -> None:
+    def let_go(self, tables: list[str], rounds: pa.Array, items: pa.Array) -> None:
         """Once a turn's games are audited: each of its tables' frame keeps only the rows that findings
         name (`rounds`, `items`: the report's evidence is looked up there), its first and last round
         times kept in `Bundle.times`; its items set aside, its items' round positions and its load's
@@ -855,7 +855,7 @@ class BundleLoad:
             round_col, item_col = REPORTED_ON[t]
             ids = items if item_col else rounds
             # A table no finding is reported on by row (gaming tables, layouts): no rows left to show.
-            shown = rows_holding(frame[item_col or round_col], sorted(ids)) if round_col and ids else np.zeros(0, dtype=np.int64)
+            shown = rows_holding(frame[item_col or round_col], ids) if round_col else np.zeros(0, dtype=np.int64)
             # Out of the bundle's frames until `finish`: the next turns' rules on every frame (orphans) must not see them.
             self.kept[t] = frame.take(shown)
             del bundle.frames[t]
