@@ -647,6 +647,16 @@ def test_whole_floats_past_int64_in_an_integer_column_are_bad_cells_not_a_crash(
     assert list(reason[1:6]) == ["an integer beyond the 64-bit range"] * 4 + ["not a whole number"]
 
 
+@pytest.mark.parametrize("data", [b"", b"a", b"a\nb", b"a\n\nb", b"a\n\r\nb", b"a\r\n\r\nb", b"a\r\nb\r\n", b"a\r\r\nb",
+                                  b"a\n\r\r\nb", b"\n\n", b"a\nb\n\n", b"a\nb\n\r\n", b"x" * 5000 + b"\n\n" + b"y"])
+def test_a_blank_line_is_found_up_to_the_end_given(data: bytes) -> None:
+    from auditor.loading.readers import _has_blank_line
+
+    for end in range(len(data) + 1):
+        expected = data.find(b"\n\n", 0, end) >= 0 or data.find(b"\n\r\n", 0, end) >= 0
+        assert _has_blank_line(data, end) == expected, (data[:40], end)
+
+
 @pytest.mark.parametrize("data", [b"", b"\n", b"\r\n\r\n", b"a", b"a\n", b"a\r\n\n", b"a\nb", b"a\n\n" + b"\n" * 5000,
                                   b"\n" * 9000, b"x" * 5000 + b"\r\n", b"x" * 4095 + b"\n", b"\n" * 4095 + b"x" + b"\n" * 4097])
 def test_the_end_of_a_text_without_its_line_ends_is_found_without_copying_it(data: bytes) -> None:
@@ -789,3 +799,61 @@ def test_a_games_rules_started_before_the_load_ends_know_the_rounds_whose_items_
     ids, untold = load.bundle.rounds_missing_items("cdf_stakes")
     assert (sorted(ids.to_pylist()), untold) == (["C2", "C2"], False)  # a bad cell, then a repeated id
     assert load.bundle.quarantine.empty  # not yet put together
+
+
+def _iso_cells(seed: int, n: int) -> list[str]:
+    """Text of TS_PATTERN's shape with every part drawn near or past its bounds: years 0000-9999,
+    months 00-13, days 00-32, hours 00-24, minutes and seconds 00-60, fractions of 1-9 digits, every
+    form of offset (Z, ±hh, ±hhmm, ±hh:mm) up to ±25:60, a T or a space."""
+    rng = np.random.default_rng(seed)
+    cells = []
+    for _ in range(n):
+        year = rng.choice([0, 1, 1677, 1678, 1970, 2024, 2026, 2261, 2262, 9999, int(rng.integers(0, 10000))])
+        text = f"{year:04d}-{rng.integers(0, 14):02d}-{rng.integers(0, 33):02d}{rng.choice(['T', ' '])}{rng.integers(0, 25):02d}:{rng.integers(0, 61):02d}"
+        if rng.random() < 0.8:
+            text += f":{rng.integers(0, 61):02d}"
+            if rng.random() < 0.4:
+                text += "." + "".join(str(d) for d in rng.integers(0, 10, size=int(rng.integers(1, 10))))
+        hours, minutes = int(rng.integers(0, 26)), int(rng.integers(0, 61))
+        text += str(rng.choice(["Z", f"{rng.choice(['+', '-'])}{hours:02d}", f"+{hours:02d}{minutes:02d}", f"-{hours:02d}:{minutes:02d}"]))
+        cells.append(text)
+    return cells
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_times_read_by_arrow_are_those_pandas_reads(seed: int) -> None:
+    """A text timestamp column is read by Arrow's ISO 8601 cast, or by pandas' to_datetime when Arrow
+    refuses a cell: either way the values, their unit, the bad cells and their reasons are those of
+    pandas' reading alone, cell by cell and in columns of cells that Arrow takes whole."""
+    import auditor.loading.coerce as coerce
+
+    ts = next(c for c in TABLES["cdf_coups"].columns if c.name == "ts")
+    good = "2026-03-01T21:04:05+01:00"
+    to_datetime = pd.to_datetime
+
+    def by_pandas(text: pd.Series, ok: pd.Series) -> pd.Series:
+        return to_datetime(text.where(ok), format="ISO8601", utc=True, errors="coerce")
+
+    cells = _iso_cells(seed, 400)
+    columns = [[c] for c in cells] + [[c, good, None] for c in cells] + [cells, [good, "yesterday", ""], [good, good]]
+    by_arrow = 0
+    for column in columns:
+        raw = pd.Series(column, dtype="str")
+        calls: list[int] = []
+
+        def counted(*args: object, **kwargs: object) -> object:
+            calls.append(1)
+            return to_datetime(*args, **kwargs)  # type: ignore[call-overload]
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(pd, "to_datetime", counted)
+            values, bad, reason = coerce.parse_column(raw, ts)
+        by_arrow += not calls
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(coerce, "_iso_times", by_pandas)
+            ref_values, ref_bad, ref_reason = coerce.parse_column(raw, ts)
+        assert values.dtype == ref_values.dtype, column
+        pd.testing.assert_series_equal(values, ref_values)
+        assert bad.tolist() == ref_bad.tolist(), column
+        assert np.array_equal(np.asarray(reason, dtype=object), np.asarray(ref_reason, dtype=object)), column
+    assert by_arrow >= 100  # Arrow read these columns whole: its reading, not pandas', was compared

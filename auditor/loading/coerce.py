@@ -12,8 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from auditor.frames import coded, codes_in, masked_numbers
+from auditor.frames import coded, codes_in, masked_numbers, text_array
 from auditor.schema import CARD_PATTERN, Column, Table
 
 # Digits are ASCII: Python's \d also takes other scripts' digits ("١٢"), which no integer or time of
@@ -172,7 +173,7 @@ def _parse_timestamp(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
         )
     text = as_text(raw).str.strip()
     ok = _fullmatch(text, TS_PATTERN)
-    values = pd.to_datetime(text.where(ok), format="ISO8601", utc=True, errors="coerce")
+    values = _iso_times(text, ok)
     parsed = values.notna()
     bad = text.notna() & ~(ok & parsed)
     far = _out_of_range(values) & ~bad
@@ -184,6 +185,25 @@ def _parse_timestamp(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
     no_offset[bad] = _fullmatch(text[bad], TS_NO_OFFSET)
     reason = np.where(far, OUT_OF_RANGE, np.where(no_offset, "timestamp without a UTC offset", "not an ISO 8601 timestamp"))
     return values.where(~bad), bad, reason  # type: ignore[return-value]
+
+
+def _iso_times(text: pd.Series, ok: pd.Series) -> pd.Series:
+    """The cells `ok` marks (text of TS_PATTERN) as UTC times, the others missing. Arrow's ISO 8601
+    cast reads them without a Python string per cell, where pandas' to_datetime made one (4M times:
+    1.1 s and some 300 MB of strings -> 0.1 s); it reads the same forms the pattern lets through
+    (offsets Z, ±hh, ±hhmm, ±hh:mm, a space or T) to the same instants. It refuses the whole column
+    for one cell it cannot read (30 February, 24:00, a 60th second, an offset past 23:59, a fraction
+    finer than a microsecond), and then the column is read by pandas, whose answer is the reference:
+    a cell it refuses too is a bad cell, and nanoseconds are kept."""
+    text_ok = text_array(text.where(ok))
+    if text_ok is not None and text_ok.null_count < len(text_ok):
+        try:
+            times = pc.cast(text_ok, pa.timestamp("us", tz="UTC"))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+        else:
+            return pd.Series(times.to_pandas().array, index=text.index, copy=False)
+    return pd.to_datetime(text.where(ok), format="ISO8601", utc=True, errors="coerce")
 
 
 def _parse_date(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
