@@ -15,8 +15,8 @@ from auditor import __version__
 from auditor.engine import DEFAULT_WORKERS, AuditResult, audit_bundle
 from auditor.i18n import LANGS, label
 from auditor.loading import BundleError
-from auditor.loading.bundle import manifest_notes, some_of
-from auditor.memory import keep_freed_memory
+from auditor.loading.bundle import manifest_notes, some_of, table_files
+from auditor.memory import keep_freed_memory_for
 from auditor.progress import Progress
 from auditor.report.outputs import build_summary, failing, finding_counts
 from auditor.report.write import prepare_outputs, write_outputs
@@ -79,7 +79,7 @@ def _run(
                                           spill_rows=spill_rows)
             except StreamError as exc:
                 raise fail(str(exc)) from None
-        keep_freed_memory()  # a whole audit reuses what it frees (`auditor.memory`)
+        keep_freed_memory_for(table_files(bundle))  # a whole audit reuses what it frees, but of large text files (`auditor.memory`)
         found = FindingRuns(rs.timezone, spill_rows, keep)
         return audit_bundle(bundle, rs, rules, lang=lang, progress=tick, workers=workers, found=found), None, None
     except (BundleError, SpillError) as exc:

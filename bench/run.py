@@ -182,7 +182,7 @@ def child(bundle: Path, out: Path, workers: int | None, again: bool = False) -> 
     once more in the same process, its memory already faulted in (the first run's, kept for reuse),
     as the bench's own read's is: its time against that read compares the audit's work with the
     read's, what fresh memory costs on this machine left out of both."""
-    from auditor.memory import keep_freed_memory, one_arena, set_up_audit_process
+    from auditor.memory import keep_freed_memory_for, one_arena, set_up_audit_process
 
     one_arena()  # as the CLI's entry point does, before the imports that start threads
     from auditor.engine import DEFAULT_WORKERS, audit_bundle
@@ -192,7 +192,9 @@ def child(bundle: Path, out: Path, workers: int | None, again: bool = False) -> 
     from auditor.ruleset import load_ruleset
 
     set_up_audit_process()  # as the CLI does
-    keep_freed_memory()  # as the CLI does for a whole audit
+    from auditor.loading.bundle import table_files
+
+    keep_freed_memory_for(table_files(bundle))  # as the CLI does for a whole audit
     t, cpu = {}, {}  # wall clock and CPU seconds (every thread's) of each phase
     started, cpu_started = time.perf_counter(), time.process_time()
     prepared = prepare_outputs({"html", "jsonl"})  # as the CLI does, beside the audit

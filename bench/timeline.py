@@ -21,7 +21,7 @@ from collections.abc import Callable, Hashable, MutableMapping
 from pathlib import Path
 from typing import Any
 
-from auditor.memory import keep_freed_memory, one_arena, set_up_audit_process
+from auditor.memory import keep_freed_memory_for, one_arena, set_up_audit_process
 
 one_arena()  # as the CLI's entry point does, before the imports that start threads
 
@@ -86,7 +86,7 @@ def main() -> None:
     args = parser.parse_args()
     _instrument()
     set_up_audit_process()  # as the CLI does
-    keep_freed_memory()  # as the CLI does for a whole audit
+    keep_freed_memory_for(loading.table_files(args.bundle))  # as the CLI does for a whole audit
     samples: list[tuple[float, float]] = []
     threading.Thread(target=_sample_cpu, args=(samples,), daemon=True).start()
     for run in range(args.runs):

@@ -192,3 +192,29 @@ def test_the_outputs_are_written_with_the_collector_paused_and_it_runs_again_aft
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_whole_audit_of_large_text_files_hands_back_what_it_frees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Freed memory is kept for reuse by a whole audit of Parquet or of small text files, not by one
+    with a CSV or JSONL file of LARGE_TEXT_FILE bytes or more (a gzip file as eight times its size),
+    whose held text fragments the memory kept."""
+    from auditor.loading.bundle import table_files
+
+    kept: list[int] = []
+    monkeypatch.setattr(memory, "keep_freed_memory", lambda: kept.append(1) or True)
+
+    def sized(name: str, size: int) -> Path:
+        path = tmp_path / name
+        with path.open("wb") as f:
+            f.truncate(size)  # sparse: no disk taken
+        return path
+
+    big = memory.LARGE_TEXT_FILE
+    assert memory.keep_freed_memory_for([sized("wheel_bets.parquet", 4 * big), sized("tables.csv", big - 1)]) is True
+    assert memory.keep_freed_memory_for([sized("cdf_coups.csv", big)]) is False
+    assert memory.keep_freed_memory_for([sized("dice_bets.jsonl.gz", big // 8)]) is False
+    assert memory.keep_freed_memory_for([sized("wheel_spins.csv.gz", big // 8 - 1)]) is True
+    assert kept == [1, 1]
+    assert sorted(p.name for p in table_files(tmp_path)) == ["cdf_coups.csv", "dice_bets.jsonl.gz", "tables.csv", "wheel_bets.parquet",
+                                                             "wheel_spins.csv.gz"]
+    assert table_files(tmp_path / "missing") == []

@@ -327,6 +327,15 @@ def discover(path: Path) -> tuple[dict[str, list[Path]], list[str]]:
     return found, ignored
 
 
+def table_files(path: Path) -> list[Path]:
+    """Every file `discover` finds a table in (none where `path` is no directory it can list)."""
+    try:
+        found, _ = discover(path)
+    except OSError:
+        return []
+    return [p for paths in found.values() for p in paths]
+
+
 def _cell_quarantine(table: Table, names: np.ndarray, file_code: np.ndarray, lines: np.ndarray, typed_ids: pd.DataFrame, errors: list) -> pd.DataFrame:
     """LOG001 records for rows with bad cells, one per row naming every bad cell; each raw row's file
     is `names[file_code]`, its line `lines`."""
@@ -444,8 +453,9 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
     code_type = np.int8 if len(raws) < 128 else np.int16 if len(raws) < 2**15 else np.int32
     file_code = np.repeat(np.arange(len(raws), dtype=code_type), [len(r.frame) for r, _ in raws])
     names = np.array([src.name for _, src in raws], dtype=object)
-    typed, errors = coerce(table, frame)
     ids = _raw_ids(table, frame)
+    typed, errors = coerce(table, frame, consume=True)
+    del frame
     quarantine.append(_cell_quarantine(table, names, file_code, lines, ids, errors))
     bad = np.zeros(len(typed), dtype=bool)
     for err in errors:
