@@ -894,3 +894,26 @@ def _bad_reasons(reason: object, bad: pd.Series) -> list[str]:
     """The reason given for each bad cell: one for them all, or one a cell."""
     at = bad.to_numpy(dtype=bool)
     return [str(reason)] * int(at.sum()) if isinstance(reason, str) else [str(r) for r in np.asarray(reason, dtype=object)[at]]
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 5, 64 << 20])
+def test_a_text_file_is_shaped_a_block_at_a_time_as_it_is_whole(tmp_path: Path, block: int) -> None:
+    """What the JSONL reader asks of a text before pyarrow reads it from its file (its end, lines,
+    blank lines, first byte, byte-order mark) is found a block at a time as in the text held whole,
+    empty lines across two blocks included."""
+    from auditor.loading.readers import _end_of_text, _has_blank_line, _text_shape
+
+    texts = [b"", b"\n", b"a", b"a\n", b"a\nb", b"a\n\nb", b"a\n\r\nb", b"a\r\n\r\nb", b"ab\ncd\r\n", b"\nab", b" ab\n",
+             b"\xef\xbb\xbf{}\n", b"{}\n{}\n\n\n", b"{}\r\n{}\r\n", b"a\r\nb\n\n", b"ab\n\r\n", b"x" * 70 + b"\n\n" + b"y" * 3,
+             b"a" + b"\n" * 5000, b"\n" * 5000]
+    for n, text in enumerate(texts):
+        path = tmp_path / f"t{n}.jsonl"
+        path.write_bytes(text)
+        shape = _text_shape(path, block)
+        if len(text) > 4096 and not text[-4096:].rstrip(b"\r\n"):  # its end is looked for in memory instead
+            assert shape is None, text[:20]
+            continue
+        assert shape is not None, text[:20]
+        end = _end_of_text(text)
+        assert (shape.end, shape.lines, shape.blank_line, shape.starts_blank, shape.bom) == (
+            end, text.count(b"\n", 0, end) + 1, _has_blank_line(text, end), text[:1].isspace(), text.startswith(b"\xef\xbb\xbf")), text[:20]
