@@ -27,7 +27,7 @@ test: install
 
 bench: install
 	$(BIN)/pip install --quiet pandera
-	$(BIN)/python bench/run.py --by-partition --copies 3 --clock-offset --shuffled --uuid-ids
+	$(BIN)/python bench/run.py --by-partition --copies 3 --clock-offset --shuffled --uuid-ids --text-formats
 
 typecheck: install
 	$(BIN)/pip install --quiet mypy==2.4.1

@@ -1,6 +1,6 @@
 """The audit benchmark (issue: a month of a casino in seconds, bounded memory).
 
-    python bench/run.py [--rounds 1000000] [--bundle bench/out/month-1000k] [--workers 1] [--audit-runs 3] [--by-partition] [--copies N] [--clock-offset] [--shuffled] [--uuid-ids] [--no-pandera]
+    python bench/run.py [--rounds 1000000] [--bundle bench/out/month-1000k] [--workers 1] [--audit-runs 3] [--by-partition] [--copies N] [--clock-offset] [--shuffled] [--uuid-ids] [--text-formats] [--no-pandera]
 
 Generates the workload if it is missing (all games, Parquet, breaches planted at 1 %), then prints:
 the time pyarrow takes just to read the files (the faster of two reads in this process, the second
@@ -19,7 +19,8 @@ copes when findings are many (spilled to disk past a million; with `--by-partiti
 by day and audited by partition); `--shuffled`: the
 workload with every table's rows in a random order (the format gives row order no meaning), which
 must give the same findings; `--uuid-ids`: the workload with every id a UUID, as UUID-keyed systems
-write them, where ids follow neither time nor rows. Timings are printed, never asserted.
+write them, where ids follow neither time nor rows; `--text-formats`: the workload written as CSV
+and as JSONL, which must give the same findings. Timings are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -124,6 +125,34 @@ def ensure_shuffled(bundle: Path) -> Path:
         pq.write_table(table.take(rng.permutation(len(table))), shuffled / path.name)
     carry_manifest(bundle, shuffled)
     return shuffled
+
+
+def ensure_as_text(bundle: Path, fmt: str) -> Path:
+    """The workload written as CSV or JSONL (`fmt`) by the simulator's writer, every table read back
+    from its Parquet file: the format's other encodings, which a casino's system may as well write,
+    must give the same findings. Its manifest: each digest that held for the workload's file names
+    the text file; a wrong one (LOG004) stays wrong, a file listed and missing stays missing. Derived
+    once from the workload's files."""
+    import pyarrow.parquet as pq
+
+    from auditor.simulate.writer import sha256, write_table
+
+    derived = bundle.parent / f"{bundle.name}-{fmt}"
+    if (derived / "manifest.json").exists():
+        return derived
+    print(f"deriving {derived} (the workload written as {fmt.upper()}) ...", flush=True)
+    derived.mkdir(parents=True, exist_ok=True)
+    for path in sorted(bundle.glob("*.parquet")):
+        write_table(pq.read_table(path).to_pandas(), path.stem, derived, fmt)
+    manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+    files = {}
+    for name, digest in manifest["files"].items():
+        text_name = name.removesuffix(".parquet") + "." + fmt
+        held = (bundle / name).exists() and (derived / text_name).exists() and digest == "sha256:" + sha256(bundle / name)
+        files[text_name] = "sha256:" + sha256(derived / text_name) if held else digest
+    manifest["files"] = files
+    (derived / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    return derived
 
 
 def pyarrow_read(bundle: Path, into_pandas: bool = False) -> tuple[float, int, float]:
@@ -610,6 +639,7 @@ def main() -> None:
     parser.add_argument("--clock-offset", action="store_true", help="also audit the workload with every wheel bet an hour late (millions of findings)")
     parser.add_argument("--shuffled", action="store_true", help="also audit the workload with every table's rows in a random order")
     parser.add_argument("--uuid-ids", action="store_true", help="also audit the workload with every id a UUID, in no order")
+    parser.add_argument("--text-formats", action="store_true", help="also audit the workload written as CSV and as JSONL")
     parser.add_argument("--copies", type=int, default=0, metavar="N",
                         help="also audit by partition the day split played N times over, one copy after another (implies --by-partition)")
     parser.add_argument("--child", nargs=2, type=Path, help=argparse.SUPPRESS)
@@ -777,6 +807,11 @@ def main() -> None:
     if args.uuid_ids:
         keyed = ensure_uuid_ids(bundle)
         derived_audit("every id a UUID (ids in no order)", keyed, keyed, read_s, workers)
+    if args.text_formats:
+        for fmt in ("csv", "jsonl"):
+            written = ensure_as_text(bundle, fmt)
+            size = sum(p.stat().st_size for p in written.glob("*." + fmt)) / 1e9
+            derived_audit(f"the workload written as {fmt.upper()} ({size:.1f} GB)", written, bundle, read_s, workers)
     if "pandera" in report:
         print("\nthe same checks written with pandera (same frames; rows each flags)")
         print(f"  {'rule':8s} {'rows':>10s} {'auditor':>10s} {'pandera':>10s} {'ratio':>7s} {'flagged':>17s}")
