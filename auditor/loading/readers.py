@@ -476,15 +476,16 @@ def _text_shape(path: Path, block: int = 64 << 20) -> _TextShape | None:
         first = f.read(3)
         f.seek(0)
         before, newlines, blank, at = b"", 0, False, 0
+        buffer = bytearray(max(1, min(block, end)))  # one block's room, filled again for each block
         while at < end:
-            chunk = f.read(min(block, end - at))
-            if not chunk:
+            n = f.readinto(memoryview(buffer)[: min(block, end - at)])
+            if not n:
                 break
             # An empty line across two blocks: the two bytes before this one and its first two.
-            blank = blank or _BLANK_LINE.search(before + chunk[:2]) is not None or _BLANK_LINE.search(chunk) is not None
-            newlines += chunk.count(b"\n")
-            before = (before + chunk)[-2:]
-            at += len(chunk)
+            blank = blank or _BLANK_LINE.search(before + buffer[: min(2, n)]) is not None or _BLANK_LINE.search(buffer, 0, n) is not None
+            newlines += buffer.count(b"\n", 0, n)
+            before = bytes((before + buffer[max(0, n - 2) : n])[-2:])
+            at += n
     return _TextShape(end, newlines + 1, blank, first[:1].isspace(), first.startswith(b"\xef\xbb\xbf"))
 
 
