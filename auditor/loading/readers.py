@@ -452,7 +452,8 @@ def _jsonl_arrow(source: io.BytesIO | str, lines: int, text_columns: list[str], 
 
 @dataclass(frozen=True)
 class _TextShape:
-    """What `_jsonl_table` asks of a text before pyarrow reads it, found in its file a block at a time."""
+    """What `_jsonl_table` asks of a text before pyarrow reads it, found in its file a block at a time
+    (`_plain_jsonl_shape`)."""
 
     end: int  # its length without its trailing line ends
     lines: int  # its line ends before `end`, and one
@@ -489,18 +490,18 @@ def _text_shape(path: Path, block: int = 64 << 20) -> _TextShape | None:
     return _TextShape(end, newlines + 1, blank, first[:1].isspace(), first.startswith(b"\xef\xbb\xbf"))
 
 
-def _jsonl_table_in_place(path: Path, text_columns: list[str], int_columns: list[str]) -> pa.Table | None:
-    """`_jsonl_table` of a plain JSONL file read by pyarrow from the file itself, the text never held
+def _plain_jsonl_shape(path: Path) -> _TextShape | None:
+    """The shape of a JSONL file that pyarrow can read from the file itself, the text never held
     whole beside its parsing (a month's wheel bets, 970 MB: 1.9 -> 0.9 GiB of heap in use at the
-    peak). None where the file is gzipped, beyond AUDITOR_MAX_TEXT_BYTES, opens with a byte-order
-    mark or white space, holds a blank line, or pyarrow cannot read it as it is: then it is read
-    into memory as before."""
+    peak): not gzipped, within AUDITOR_MAX_TEXT_BYTES, its lines numbered as its records (no blank
+    line, no byte-order mark or white space before the first). None otherwise: then it is read into
+    memory as before."""
     if not path.name.lower().endswith(".jsonl") or path.stat().st_size > _limit("AUDITOR_MAX_TEXT_BYTES", MAX_TEXT_BYTES):
         return None
     shape = _text_shape(path)
     if shape is None or not shape.end or shape.blank_line or shape.starts_blank or shape.bom:
         return None
-    return _jsonl_arrow(str(path), shape.lines, text_columns, int_columns)
+    return shape
 
 
 def _beyond_18_digits(values: pa.ChunkedArray) -> bool:
@@ -509,18 +510,28 @@ def _beyond_18_digits(values: pa.ChunkedArray) -> bool:
     return low_high["min"] is not None and (low_high["min"] <= -(10**18) or low_high["max"] >= 10**18)
 
 
+def _line_a_record(table: pa.Table) -> RawTable:
+    """pyarrow's reading of a whole JSONL text, a record a line, the rows numbered as they come."""
+    rows = table.num_rows
+    return RawTable(exact_frame(table), np.arange(1, rows + 1, dtype=np.int64))
+
+
 def read_jsonl(path: Path, text_columns: list[str] | None = None, int_columns: list[str] | None = None) -> RawTable:
     columns, ints = text_columns or [], int_columns or []
-    table = _jsonl_table_in_place(path, columns, ints)
-    if table is not None:
-        frame = exact_frame(table)
-        return RawTable(frame, np.arange(1, len(frame) + 1, dtype=np.int64))
-    data = _open_text(path)
-    table = _jsonl_table(data, columns, ints)
-    if table is not None:
-        del data  # the text, no longer needed, goes before the frame is made
-        frame = exact_frame(table)
-        return RawTable(frame, np.arange(1, len(frame) + 1, dtype=np.int64))
+    shape = _plain_jsonl_shape(path)
+    if shape is not None:
+        table = _jsonl_arrow(str(path), shape.lines, columns, ints)
+        if table is not None:
+            return _line_a_record(table)
+        # pyarrow refused it: the same reading of the same text in memory would too, so only the
+        # bad lines are looked for below.
+        data = _open_text(path)
+    else:
+        data = _open_text(path)
+        table = _jsonl_table(data, columns, ints)
+        if table is not None:
+            del data  # the text, no longer needed, goes before the frame is made
+            return _line_a_record(table)
     # Some line is bad (or blank): find which, then read all the others with pyarrow at once, as if
     # the bad ones were not there. Reading every line into Python objects instead took a 1 GB file
     # with one bad line 55 s and 7 GB.
