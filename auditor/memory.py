@@ -111,16 +111,14 @@ _GZIP_RATIO = 8
 
 def text_file_bytes(path: Path) -> int:
     """About how many bytes of text the file at `path` holds: its size, eight times it gzipped; 0 for
-    a file that is not text (Parquet) or cannot be looked at."""
-    name = path.name.lower()
+    a file that is not text (Parquet) or cannot be looked at. Its format as the reader names it."""
+    from auditor.loading.readers import UnreadableFile, file_format
+
     try:
-        if name.endswith((".csv", ".jsonl")):
-            return path.stat().st_size
-        if name.endswith((".csv.gz", ".jsonl.gz")):
-            return path.stat().st_size * _GZIP_RATIO
-    except OSError:
-        pass
-    return 0
+        fmt, size = file_format(path), path.stat().st_size
+    except (UnreadableFile, OSError):
+        return 0
+    return {"csv": size, "jsonl": size, "csv.gz": size * _GZIP_RATIO, "jsonl.gz": size * _GZIP_RATIO}.get(fmt, 0)
 
 
 def keep_freed_memory_for(files: Iterable[Path]) -> bool:

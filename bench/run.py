@@ -93,16 +93,20 @@ def ensure_clock_offset(bundle: Path) -> Path:
     return late
 
 
-def carry_manifest(bundle: Path, derived: Path) -> None:
-    """The workload's manifest for a bundle derived from it: each digest that held for the workload's
-    file now names the derived file, and a digest the workload planted wrong (LOG004) stays wrong, so
-    that the derived bundle's findings must be the planted ones again."""
+def carry_manifest(bundle: Path, derived: Path, suffix: str = ".parquet") -> None:
+    """The workload's manifest for a bundle derived from it, whose files end in `suffix` where the
+    workload's end in .parquet: each digest that held for the workload's file now names the derived
+    file, and a digest the workload planted wrong (LOG004) stays wrong, a file listed and missing
+    stays missing, so that the derived bundle's findings must be the planted ones again."""
     from auditor.loading.bundle import sha256_of
 
     manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+    files = {}
     for name, digest in manifest["files"].items():
-        if (bundle / name).exists() and digest == "sha256:" + sha256_of(bundle / name):
-            manifest["files"][name] = "sha256:" + sha256_of(derived / name)
+        named = name.removesuffix(".parquet") + suffix if name.endswith(".parquet") else name
+        held = (bundle / name).exists() and digest == "sha256:" + sha256_of(bundle / name)
+        files[named] = "sha256:" + sha256_of(derived / named) if held else digest
+    manifest["files"] = files
     (derived / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
 
 
@@ -130,12 +134,11 @@ def ensure_shuffled(bundle: Path) -> Path:
 def ensure_as_text(bundle: Path, fmt: str) -> Path:
     """The workload written as CSV or JSONL (`fmt`) by the simulator's writer, every table read back
     from its Parquet file: the format's other encodings, which a casino's system may as well write,
-    must give the same findings. Its manifest: each digest that held for the workload's file names
-    the text file; a wrong one (LOG004) stays wrong, a file listed and missing stays missing. Derived
-    once from the workload's files."""
+    must give the same findings. Its manifest: `carry_manifest`. Derived once from the workload's
+    files."""
     import pyarrow.parquet as pq
 
-    from auditor.simulate.writer import sha256, write_table
+    from auditor.simulate.writer import write_table
 
     derived = bundle.parent / f"{bundle.name}-{fmt}"
     if (derived / "manifest.json").exists():
@@ -144,14 +147,7 @@ def ensure_as_text(bundle: Path, fmt: str) -> Path:
     derived.mkdir(parents=True, exist_ok=True)
     for path in sorted(bundle.glob("*.parquet")):
         write_table(pq.read_table(path).to_pandas(), path.stem, derived, fmt)
-    manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
-    files = {}
-    for name, digest in manifest["files"].items():
-        text_name = name.removesuffix(".parquet") + "." + fmt
-        held = (bundle / name).exists() and (derived / text_name).exists() and digest == "sha256:" + sha256(bundle / name)
-        files[text_name] = "sha256:" + sha256(derived / text_name) if held else digest
-    manifest["files"] = files
-    (derived / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    carry_manifest(bundle, derived, "." + fmt)
     return derived
 
 
