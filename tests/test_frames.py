@@ -515,6 +515,26 @@ def test_isin_answers_alike_for_few_or_many_values_and_never_for_a_missing_one(m
     assert isin(column, pa.array(values.tolist(), type=pa.string())).tolist() == expected  # another Arrow type
 
 
+@pytest.mark.parametrize("names", [3, 300])
+def test_isin_and_positions_of_text_held_as_codes_answer_as_the_text_does(names: int) -> None:
+    """A table's ids read from a month's Parquet are a Categorical (`Column.held_as_codes`), on
+    either side of a lookup: the answers are those the text gives, past 127 names (Arrow's codes of
+    one byte cannot take the other side's names), a missing value never a member nor found."""
+    rng = np.random.default_rng(names)
+    pool = [f"T{i:03d}" for i in range(names)]
+    ids = pd.Series(list(rng.permutation(pool)[: max(2, names // 2)]) + [None], dtype="str")
+    keys = pd.Series([*rng.choice(pool, 40).tolist(), None, "nowhere", pool[0]], dtype="str")
+    found, member = positions(keys, ids).tolist(), isin(keys, ids).tolist()
+    as_codes = [pd.Series(pd.Categorical(keys)), pd.Series(pd.Categorical(keys, categories=sorted(set(pool) | {"nowhere"}, reverse=True)))]
+    for coded_keys in as_codes:
+        for other in (ids, pd.Series(pd.Categorical(ids))):
+            assert positions(coded_keys, other).tolist() == found
+            assert isin(coded_keys, other).tolist() == member
+        assert positions(keys, pd.Series(pd.Categorical(ids))).tolist() == found
+        assert isin(keys, pd.Series(pd.Categorical(ids))).tolist() == member
+    assert member == [k in set(ids.dropna()) for k in keys.astype(object).tolist()]
+
+
 OUTCOMES = ["banker", "player", "tie"]
 
 
