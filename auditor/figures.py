@@ -67,7 +67,9 @@ def _cents(values: pd.Series | np.ndarray) -> np.ndarray:
 def _per_table(rounds: pd.DataFrame, where: np.ndarray | None, items: pd.DataFrame | None, game: str,
                amounts: dict[str, pd.Series | np.ndarray], round_amounts: dict[str, pd.Series] | None = None) -> pd.DataFrame:
     """`where`: each item's row position in `rounds` (-1 for none), from `Bundle.parent_positions`."""
-    codes, tables = pd.factorize(rounds["table_id"].astype(str))
+    ids = rounds["table_id"]
+    # A Categorical is factorised by its codes (its tables' names looked at once each, unused ones left out).
+    codes, tables = pd.factorize(ids if isinstance(ids.dtype, pd.CategoricalDtype) else ids.astype(str))
     n = len(tables)
     out: dict[str, object] = {"table_id": np.asarray(tables, dtype=object), "game": game,
                               "rounds": np.bincount(codes, minlength=n)}

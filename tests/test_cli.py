@@ -175,7 +175,7 @@ def test_columns_read_as_categories_give_the_same_outputs_as_text(tmp_path: Path
     assert run("audit", SAMPLES / name, *how, "--out", tmp_path / "text", "--format", "jsonl,html").exit_code == 1
     monkeypatch.setattr(readers, "DICTIONARY_ROWS", 0)
     frames = load_bundle(SAMPLES / name).frames
-    assert all(isinstance(frames[t][c].dtype, pd.CategoricalDtype) for t, c in [("cdf_coups", "status"), ("wheel_bets", "player_id"), ("dice_bets", "target")])
+    assert all(isinstance(frames[t][c].dtype, pd.CategoricalDtype) for t, c in [("cdf_coups", "status"), ("cdf_coups", "table_id"), ("cdf_stakes", "player_id"), ("wheel_bets", "player_id"), ("dice_throws", "launcher_id")])
     assert run("audit", SAMPLES / name, *how, "--out", tmp_path / "codes", "--format", "jsonl,html").exit_code == 1
     for out in ("violations.jsonl", "summary.json"):
         assert (tmp_path / "codes" / out).read_bytes() == (tmp_path / "text" / out).read_bytes(), out

@@ -13,12 +13,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from helpers import CDF_TABLE, at, bet, cdf, coup, spin, stake_row, wheel, write_bundle
+from helpers import CDF_TABLE, at, bet, cdf, coup, dice, spin, stake_row, throw, wheel, write_bundle
 from typer.testing import CliRunner
 
 from auditor.cli import app
 from auditor.engine import run_audit
 from auditor.loading import load_bundle, readers
+from auditor.frames import is_arrow_text
 from auditor.loading.bundle import BundleError, part_order, taken
 from auditor.rules import select_rules
 from auditor.ruleset import load_ruleset
@@ -319,6 +320,32 @@ def test_text_held_as_codes_keeps_its_values_however_each_partition_holds_it(tmp
     assert b["player_id"].astype(str).to_dict() == {"B1": "J1", "B2": "J2", "B3": "J2", "B4": "J3", "B6": "J1"}
     findings = run_audit(bundle, load_ruleset(), select_rules("WHL211")).findings
     assert set(findings["item_id"]) == {"B6"}  # the bet over the table's maximum, named by its id
+
+
+@pytest.mark.parametrize(("dictionary_rows", "as_codes"), [(0, True), (2, False), (10**9, False)])
+def test_a_round_s_ids_read_as_codes_in_some_partitions_and_as_text_in_others_are_audited_alike(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dictionary_rows: int, as_codes: bool) -> None:
+    # A throw's table, dice set and launcher (text held as codes, which rules read) are read from
+    # Parquet files of DICTIONARY_ROWS rows or more as categories: with 2, the first day's file as
+    # categories and the second's as text, which together are text.
+    monkeypatch.setattr(readers, "DICTIONARY_ROWS", dictionary_rows)
+    write_bundle(tmp_path, dice([throw("T0")]), "parquet")
+    (tmp_path / "dice_throws.parquet").unlink()
+    part = tmp_path / "dice_throws"
+    part.mkdir()
+    days = {"2026-03-01": [throw("T1", 1), throw("T2", 2, launcher_id="L2")],
+            "2026-03-02": [throw("T3", 3, dice=(1, 1, 1), result="petit", dice_set_id="DS2")]}
+    _write_days(part, days, lambda _day, table: table)
+    assert _read_as_categories(part / "2026-03-01.parquet", "launcher_id") == (dictionary_rows <= 2)
+    bundle = load_bundle(tmp_path)
+    assert bundle.quarantine.empty
+    t = bundle.frames["dice_throws"]
+    ids = ("table_id", "dice_set_id", "launcher_id")
+    assert [t[c].astype(str).tolist() for c in ids] == [["D1"] * 3, ["DS1", "DS1", "DS2"], ["L1", "L2", "L1"]]
+    assert all(isinstance(t[c].dtype, pd.CategoricalDtype) == as_codes and (as_codes or is_arrow_text(t[c])) for c in ids)
+    findings = run_audit(bundle, load_ruleset(), select_rules("BFR")).findings
+    wrong = findings[findings["round_id"] == "T3"]
+    assert len(wrong) and set(wrong["table_id"]) == {"D1"}  # the wrong result, named by its table
 
 
 def test_ids_a_writer_stored_as_dictionaries_are_audited_as_text(tmp_path: Path) -> None:

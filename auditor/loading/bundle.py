@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 from pandas.api.types import union_categoricals
 
 from auditor.frames import arrow, coded, isin, later_occurrences, positions, rows_holding
-from auditor.loading.coerce import as_text, coerce, finalize_dtypes
+from auditor.loading.coerce import as_text, coerce, finalize_dtypes, is_text_categories
 from auditor.loading.readers import LineError, RawTable, UnreadableFile, read_raw
 from auditor.once import BuildLocks
 from auditor.schema import (
@@ -385,7 +385,8 @@ def _raw_ids(table: Table, raw: pd.DataFrame) -> pd.DataFrame:
     round_col, item_col = REPORTED_ON[table.name]
     for key, col in (("table_id", "table_id"), ("round_id", round_col), ("item_id", item_col), ("own_id", table.id_column)):
         if col and col in raw.columns:
-            ids[key] = as_text(raw[col])
+            # Text held as codes stays codes: only the quarantined rows' are ever read.
+            ids[key] = raw[col] if is_text_categories(raw[col]) else as_text(raw[col])
     return ids
 
 

@@ -244,9 +244,14 @@ def _parse_str(raw: pd.Series, column: Column) -> tuple[pd.Series, pd.Series, st
     categories of text (Parquet) stays those categories: any text is a lawful value, so there is
     nothing to look up. Any other column is text whatever the file held (an id a writer stored as a
     dictionary): the rules read ids as text."""
-    if column.held_as_codes and isinstance(raw.dtype, pd.CategoricalDtype) and pd.api.types.is_string_dtype(raw.dtype.categories.dtype):
+    if column.held_as_codes and is_text_categories(raw):
         return raw, pd.Series(False, index=raw.index), ""
     return as_text(raw), pd.Series(False, index=raw.index), ""
+
+
+def is_text_categories(values: pd.Series) -> bool:
+    """Whether the column is a Categorical of text (as read from a Parquet dictionary of text)."""
+    return isinstance(values.dtype, pd.CategoricalDtype) and pd.api.types.is_string_dtype(values.dtype.categories.dtype)
 
 
 def _enum_cells(raw: pd.Series) -> pd.Series:
