@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from helpers import CDF_TABLE, at, bet, cdf, coup, dice, spin, stake_row, throw, wheel, write_bundle
+from helpers import values as cells
 from typer.testing import CliRunner
 
 from auditor.cli import app
@@ -346,6 +347,18 @@ def test_a_round_s_ids_read_as_codes_in_some_partitions_and_as_text_in_others_ar
     findings = run_audit(bundle, load_ruleset(), select_rules("BFR")).findings
     wrong = findings[findings["round_id"] == "T3"]
     assert len(wrong) and set(wrong["table_id"]) == {"D1"}  # the wrong result, named by its table
+
+
+def test_a_dictionary_that_repeats_a_name_or_holds_a_null_is_read_as_its_values() -> None:
+    # Parquet does not forbid a writer such a dictionary page (pyarrow's own writer re-encodes, so the
+    # table is made here as the reader would hand it over); pandas refuses it as categories, which
+    # made the whole file unreadable.
+    repeated = pa.DictionaryArray.from_arrays(pa.array([0, 1, None, 2], pa.int32()), pa.array(["D1", "D1", None]))
+    lawful = pa.DictionaryArray.from_arrays(pa.array([1, 0, None, 1], pa.int32()), pa.array(["void", "settled"]))
+    frame = readers.parquet_frame(pa.table({"table_id": repeated, "status": lawful}), ["table_id", "status"])
+    assert cells(frame["table_id"]) == ["D1", "D1", None, None]
+    assert isinstance(frame["status"].dtype, pd.CategoricalDtype)  # a lawful dictionary stays categories
+    assert cells(frame["status"].astype(object)) == ["settled", "void", None, "settled"]
 
 
 def test_ids_a_writer_stored_as_dictionaries_are_audited_as_text(tmp_path: Path) -> None:

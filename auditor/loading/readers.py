@@ -649,7 +649,7 @@ def parquet_frame(table: pa.Table, categories: Collection[str] = ()) -> pd.DataF
         raise UnreadableFile(f"columns repeat a name: {repeated[:10]}")
     table = table.replace_schema_metadata(None)
     for i, column in enumerate(table.schema):
-        if pa.types.is_dictionary(column.type) and column.name not in categories:
+        if pa.types.is_dictionary(column.type) and (column.name not in categories or not _distinct_names(table.column(i))):
             table = table.set_column(i, column.name, table.column(i).cast(column.type.value_type))
             column = table.schema.field(i)
         if pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type):
@@ -659,6 +659,13 @@ def parquet_frame(table: pa.Table, categories: Collection[str] = ()) -> pd.DataF
             except pa.ArrowInvalid:
                 pass  # not UTF-8: its cells are reported as written
     return exact_frame(table)
+
+
+def _distinct_names(column: pa.ChunkedArray) -> bool:
+    """Whether every chunk's dictionary holds each name once and no null: what pandas needs of a
+    Categorical's categories. Parquet does not forbid a writer a dictionary page that repeats a
+    value; such a column is decoded to its values instead, not the file refused."""
+    return all(not chunk.dictionary.null_count and len(pc.unique(chunk.dictionary)) == len(chunk.dictionary) for chunk in column.chunks)
 
 
 def exact_frame(table: pa.Table) -> pd.DataFrame:
