@@ -673,10 +673,13 @@ def main() -> None:
     # process's first touch of memory costs more or less by the minute, and one run says little.
     # Each audit just after a read in a fresh process of its own, so that the two are compared in
     # the same minutes and from the same start: a process whose memory is all to be faulted in.
-    # The bench's own read is taken again before each run too (its memory reused, as the first two).
+    # The bench's own read is taken again before each run too, the faster of two as the first: its
+    # memory reused. One read alone, after the children of the run before, met memory the VM's host
+    # had taken back meanwhile (1.8-2.0 s where the read just after another took 1.1-1.3 s), and
+    # flattered the runs compared with it.
     runs, fresh_reads, warm_reads = [], [], []
     for _ in range(max(1, args.audit_runs)):
-        warm_reads.append(pyarrow_read(bundle)[0])
+        warm_reads.append(min(pyarrow_read(bundle)[0] for _ in range(2)))
         pa.default_memory_pool().release_unused()
         fresh_reads.append(measured([sys.executable, __file__, "--child-read", str(bundle)])[0])
         runs.append(measured([sys.executable, __file__, "--child", str(bundle), str(out), "--again", *workers]))
@@ -694,7 +697,8 @@ def main() -> None:
               " host's to fault in, so the kernel's time for fresh memory, the read's and the audit's, varies with what the host holds")
     print(f"bundle: {bundle} — {report['rows_read']:,} rows, {report['findings']:,} findings, report.html {report['report_bytes'] / 1e6:.1f} MB")
     print(f"\npyarrow read of the same files: {read_s:8.2f} s ({read_rows:,} rows; CPU {read_cpu:.2f} s, every thread;"
-          " the faster of two reads in one process, the second reusing the first's memory)")
+          " the faster of two reads in one process, the second reusing the first's memory; again just before each audit run: "
+          + ", ".join(f"{w:.2f}" for w in warm_reads) + " s)")
     read_times = ", ".join(f"{r['total']:.2f}" for r in fresh_reads)
     print(f"the same read, a fresh process: {fresh['total']:8.2f} s (CPU {fresh['cpu']:.2f} s; the fastest of {len(fresh_reads)}, "
           f"each just before an audit run: {read_times} s)")
