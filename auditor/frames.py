@@ -33,12 +33,16 @@ def plain(values: pa.Array) -> pa.Array:
     return values.dictionary_decode() if pa.types.is_dictionary(values.type) else values
 
 
-def by_code(values: pa.DictionaryArray, answers: np.ndarray) -> np.ndarray:
-    """Each value's answer, `answers` being one for each of its dictionary's names; a null value
-    takes the answer of no name (False, or -1)."""
+def by_code(codes: np.ndarray, answers: np.ndarray) -> np.ndarray:
+    """Each row's answer by its code (a Categorical's, a dictionary's), `answers` being one for each
+    name; a code of -1 (missing) takes the answer of no name (False, or -1)."""
     none = np.zeros(1, dtype=answers.dtype) if answers.dtype == bool else np.full(1, -1, dtype=answers.dtype)
-    codes = pc.fill_null(values.indices, -1).to_numpy(zero_copy_only=False)
     return np.append(answers, none)[codes]
+
+
+def dictionary_codes(values: pa.DictionaryArray) -> np.ndarray:
+    """An Arrow dictionary's indices as numpy, -1 where missing (as a Categorical's codes)."""
+    return pc.fill_null(values.indices, -1).to_numpy(zero_copy_only=False)
 
 
 def isin(series: pd.Series, values: object) -> np.ndarray:
@@ -50,7 +54,7 @@ def isin(series: pd.Series, values: object) -> np.ndarray:
     if len(value_set) == 0:
         return np.zeros(len(series), dtype=bool)
     if pa.types.is_dictionary(left.type):  # text held as codes, an enum: its few names looked up
-        return by_code(left, isin(left.dictionary.to_pandas(), value_set))
+        return by_code(dictionary_codes(left), isin(left.dictionary.to_pandas(), value_set))
     if value_set.type != left.type:
         try:
             value_set = value_set.cast(left.type)
@@ -108,7 +112,7 @@ def positions(keys: pd.Series | pa.Array, ids: pd.Series | pa.Array) -> np.ndarr
     if len(value_set) == 0:
         return np.full(len(keys), -1, dtype=np.int64)
     if pa.types.is_dictionary(left.type):  # text held as codes: its few names looked up
-        return by_code(left, positions(left.dictionary, value_set))
+        return by_code(dictionary_codes(left), positions(left.dictionary, value_set))
     if value_set.type != left.type:
         value_set = value_set.cast(left.type)
     if len(left) * 8 < len(value_set):
@@ -777,6 +781,11 @@ def is_arrow_text(values: pd.Series) -> bool:
     return isinstance(values.dtype, pd.StringDtype) and values.dtype.storage == "pyarrow"
 
 
+def is_text_categories(values: pd.Series) -> bool:
+    """Whether the column is a Categorical of text (as read from a Parquet dictionary of text)."""
+    return isinstance(values.dtype, pd.CategoricalDtype) and pd.api.types.is_string_dtype(values.dtype.categories.dtype)
+
+
 def text_array(values: pd.Series) -> pa.Array | None:
     """The column as Arrow large_string, null where missing: uncopied for pandas' Arrow-backed text,
     converted in C for an object column of str; None when it holds anything but text."""
@@ -941,8 +950,8 @@ def codes_in(values: pd.Series, categories: pd.Index | list[str]) -> np.ndarray:
     column 30 -> 15 ms)."""
     if isinstance(values.dtype, pd.CategoricalDtype):
         # The few categories looked up, each row taking its category's answer by code.
-        own = np.append(codes_in(pd.Series(values.cat.categories.astype("str")), categories), -1)
-        return own.astype(np.int8 if len(categories) < 127 else np.int64)[values.cat.codes.to_numpy()]
+        own = codes_in(pd.Series(values.cat.categories.astype("str")), categories)
+        return by_code(values.cat.codes.to_numpy(), own.astype(np.int8 if len(categories) < 127 else np.int64))
     names = pa.array([str(c) for c in categories], type=pa.large_string())
     found = pc.index_in(arrow(values.astype("str")), value_set=names)
     return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)

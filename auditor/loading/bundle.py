@@ -24,8 +24,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pandas.api.types import union_categoricals
 
-from auditor.frames import arrow, coded, isin, later_occurrences, positions, rows_holding
-from auditor.loading.coerce import as_text, coerce, finalize_dtypes, is_text_categories
+from auditor.frames import arrow, coded, is_text_categories, isin, later_occurrences, positions, rows_holding
+from auditor.loading.coerce import as_text, coerce, finalize_dtypes
 from auditor.loading.readers import LineError, RawTable, UnreadableFile, read_raw
 from auditor.once import BuildLocks
 from auditor.schema import (

@@ -14,7 +14,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.frames import coded, codes_in, masked_numbers, text_array
+from auditor.frames import coded, codes_in, is_text_categories, masked_numbers, text_array
 from auditor.schema import CARD_PATTERN, Column, Table
 
 # Digits are ASCII: Python's \d also takes other scripts' digits ("١٢"), which no integer or time of
@@ -247,11 +247,6 @@ def _parse_str(raw: pd.Series, column: Column) -> tuple[pd.Series, pd.Series, st
     if column.held_as_codes and is_text_categories(raw):
         return raw, pd.Series(False, index=raw.index), ""
     return as_text(raw), pd.Series(False, index=raw.index), ""
-
-
-def is_text_categories(values: pd.Series) -> bool:
-    """Whether the column is a Categorical of text (as read from a Parquet dictionary of text)."""
-    return isinstance(values.dtype, pd.CategoricalDtype) and pd.api.types.is_string_dtype(values.dtype.categories.dtype)
 
 
 def _enum_cells(raw: pd.Series) -> pd.Series:
