@@ -394,3 +394,48 @@ def test_a_games_rules_run_beside_the_next_games_install_and_see_their_own_table
     assert not result.errors
     assert waited == [True] * (len(games) - 1)
     assert sorted(seen, key=sorted) == sorted([frozenset(shared)] + [frozenset(shared + turn) for turn in games], key=sorted)
+
+
+def test_the_main_thread_waits_for_a_turn_without_spinning(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the next game's tables load and a game's rules run, the main thread sleeps until one of
+    them ends. A thread of the game already done (the first of its two to find no rule left) must not
+    end each wait at once: the main thread would spin, taking the interpreter's lock from the rules'
+    threads, for as long as the game's last rule ran. Here that rule takes half a second, and so do
+    the next game's loads: a spin waits thousands of times, a sleep a few. The month sample."""
+    import dataclasses
+    import time
+
+    import auditor.engine as engine
+    from auditor.loading.bundle import BundleLoad
+    from auditor.rules import select_rules
+    from auditor.ruleset import load_ruleset
+    from auditor.schema import TABLES
+
+    samples = Path(__file__).resolve().parent.parent / "samples" / "casino-month"
+    _, games = BundleLoad(samples).turns()
+    first_game, later = TABLES[games[0][0]].game, set(games[1])
+    load_one, wait = BundleLoad.load_one, engine.wait
+    waits = [0]
+
+    def slow_load(self: BundleLoad, table: str):  # type: ignore[no-untyped-def]
+        if table in later:
+            time.sleep(0.5)
+        return load_one(self, table)
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        waits[0] += 1
+        return wait(*args, **kwargs)
+
+    rules = select_rules()
+    slow = next(r for r in rules if r.game == first_game)
+
+    def slow_check(ctx):  # type: ignore[no-untyped-def]
+        time.sleep(0.5)
+        return slow.check(ctx)
+
+    monkeypatch.setattr(BundleLoad, "load_one", slow_load)
+    monkeypatch.setattr(engine, "wait", counted)
+    rules = [dataclasses.replace(r, check=slow_check) if r is slow else r for r in rules]
+    result = engine.audit_bundle(samples, load_ruleset(), rules, lang="en", workers=2)
+    assert not result.errors
+    assert waits[0] < 100, waits[0]
