@@ -619,16 +619,17 @@ def audit_bundle(
         for n, ((tables, let_go), todo) in enumerate(zip(turns, at_turn, strict=True)):
             loading = {future: table for table, future in ahead[n].items()}
             while loading:
+                # Only the last turn's threads still running are waited for: a thread already done
+                # (the first of a game's two to find no rule left, or a short game beside a long one)
+                # would end every wait at once, and this thread would spin, taking the interpreter's
+                # lock from the rules' threads, until the turn ended.
+                running: list[Future[Any]] = [f for f in last.futures if not f.done()] if last is not None else []
+                if last is not None and not running:
+                    with _timed(timer, "rules"):
+                        ended(last)
+                    last = None
                 # Waiting for tables is the load's time only once no rule of the last turn is left to end.
                 with _timed(timer, "rules" if last is not None else "load"):
-                    # Only the last turn's threads still running are waited for: a thread already
-                    # done (the first of a game's two to find no rule left, or a short game beside
-                    # a long one) would end every wait at once, and this thread would spin, taking
-                    # the interpreter's lock from the rules' threads, until the turn ended.
-                    running: list[Future[Any]] = [f for f in last.futures if not f.done()] if last is not None else []
-                    if last is not None and not running:
-                        ended(last)
-                        last = None
                     done, _ = wait([*loading, *running], return_when=FIRST_COMPLETED)
                     for future in [f for f in done if f in loading]:
                         load.install(loading.pop(future), future.result())
