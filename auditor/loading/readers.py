@@ -519,15 +519,13 @@ def _line_a_record(table: pa.Table) -> RawTable:
 def read_jsonl(path: Path, text_columns: list[str] | None = None, int_columns: list[str] | None = None) -> RawTable:
     columns, ints = text_columns or [], int_columns or []
     shape = _plain_jsonl_shape(path)
-    if shape is not None:
-        table = _jsonl_arrow(str(path), shape.lines, columns, ints)
-        if table is not None:
-            return _line_a_record(table)
-        # pyarrow refused it: the same reading of the same text in memory would too, so only the
-        # bad lines are looked for below.
-        data = _open_text(path)
-    else:
-        data = _open_text(path)
+    table = _jsonl_arrow(str(path), shape.lines, columns, ints) if shape is not None else None
+    if table is not None:
+        return _line_a_record(table)
+    data = _open_text(path)
+    # Refused when read from the file itself, it would be from the same text in memory: then only
+    # the bad lines are looked for below.
+    if shape is None:
         table = _jsonl_table(data, columns, ints)
         if table is not None:
             del data  # the text, no longer needed, goes before the frame is made
