@@ -28,7 +28,7 @@ def _sum_by(codes: np.ndarray, cents: np.ndarray, n: int) -> np.ndarray:
         return np.zeros(n, dtype=np.int64)
     largest = largest_magnitude(cents)
     if largest * len(cents) < 2**63:
-        return sums_by(codes, cents, n, largest)
+        return sums_by(codes, cents, n)
     exact = pd.Series(cents.astype(object)).groupby(codes).sum()  # Python integers: no wrap-around
     return exact.reindex(range(n), fill_value=0).to_numpy(dtype=object)
 

@@ -727,8 +727,8 @@ def _wrapped(total: int) -> int:
 def test_sums_by_code_are_int64_sums_whatever_the_amounts() -> None:
     rng = np.random.default_rng(11)
     codes = rng.integers(0, 7, 400)
-    for values in (rng.integers(-10**6, 10**6, 400),  # a casino's amounts: bincount's floats, exact
-                   rng.integers(-(2**62), 2**62, 400),  # past 2**53: no float holds them
+    for values in (rng.integers(-10**6, 10**6, 400),  # a casino's amounts
+                   rng.integers(-(2**62), 2**62, 400),  # past 2**53: no float holds them; sums wrap past int64
                    np.array([2**53 + 1] * 400)):  # one odd integer past 2**53, which rounds in a float
         expected = [_wrapped(sum(int(v) for v, c in zip(values, codes, strict=True) if c == k)) for k in range(8)]
         got = sums_by(codes, values, 8)
