@@ -281,10 +281,19 @@ def hits(
         "file": rows["_file"].array if "_file" in rows and isinstance(rows["_file"].dtype, pd.CategoricalDtype) else col("_file"),
         "line": rows["_line"].to_numpy() if "_line" in rows else 0, "detail": _column(rows, detail),
     }
-    # Object columns otherwise: pandas 3 would infer a string dtype and turn None into NaN.
-    return pd.DataFrame({k: pd.Series(v if isinstance(v, np.ndarray | pd.api.extensions.ExtensionArray) else np.full(n, v, dtype=object),
-                                      dtype=None if k in ("ts", "line") or isinstance(v, pd.api.extensions.ExtensionArray) else object)
-                         for k, v in columns.items()})
+    return pd.DataFrame({k: _hit_column(k, v, n) for k, v in columns.items()}, index=pd.RangeIndex(n), copy=False)
+
+
+def _hit_column(name: str, value: object, n: int) -> object:
+    """A column of `hits`' frame as an array, which the frame takes as it is: a Series each would
+    be aligned on its index first (a rule's hits: 0.7 -> 0.2 ms). Object columns but for the times
+    and line numbers: pandas 3 would infer a string dtype and turn None into NaN."""
+    if isinstance(value, pd.api.extensions.ExtensionArray):
+        return value
+    values = value if isinstance(value, np.ndarray) else np.full(n, value, dtype=object)
+    if name in ("ts", "line") and values.dtype != object:
+        return values
+    return pd.array(values.astype(object, copy=False), dtype=object)
 
 
 def no_hits() -> pd.DataFrame:
