@@ -150,6 +150,13 @@ def test_hits_hands_a_rules_functions_the_offending_rows_only() -> None:
     assert list(found["expected"]) == ["<= 20", "<= 30", "<= 40"] and list(found["observed"]) == [40, 60, 80]
     assert list(found["detail"]) == ["C2", "C3", "C4"]
     assert hits(frame, frame["bank"] > 99, round_col="coup_id").empty
+    # Text with a missing value stays Python values, None kept (JSON's null): pandas 3 would make
+    # an object array of text a string column, None NaN, unless told its dtype.
+    missing = hits(frame, frame["bank"] > 25, round_col="coup_id", expected=None,
+                   observed=pd.Series(["a", None, "c", None], index=frame.index, dtype=object))
+    assert missing["observed"].dtype == object and list(missing["observed"]) == ["c", None]
+    assert missing["expected"].dtype == object and list(missing["expected"]) == [None, None]
+    assert list(missing.index) == [0, 1]
 
 
 def test_the_pipelined_audit_is_the_audit_of_the_loaded_bundle() -> None:
