@@ -645,6 +645,9 @@ def sums_by(codes: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     thread (the month's 4M wheel bets by table: 20.7 -> 4.4 ms; 2M stakes by coup: 6.6 -> 3.0 ms)."""
     out = np.zeros(n, dtype=np.int64)
     if len(values):
+        # np.add.at would take a negative code from the end, as an index, where bincount refused it.
+        if codes.min() < 0:
+            raise ValueError("sums_by: a negative code")
         np.add.at(out, codes, np.asarray(values, dtype=np.int64))
     return out
 

@@ -734,3 +734,8 @@ def test_sums_by_code_are_int64_sums_whatever_the_amounts() -> None:
         got = sums_by(codes, values, 8)
         assert got.dtype == np.int64 and got.tolist() == expected
     assert sums_by(codes[:0], np.zeros(0, dtype=np.int64), 3).tolist() == [0, 0, 0]
+    # A code out of 0..n-1 is refused, never summed into another code's total.
+    with pytest.raises(ValueError):
+        sums_by(np.array([0, -1]), np.array([5, 7]), 2)
+    with pytest.raises(IndexError):
+        sums_by(np.array([0, 2]), np.array([5, 7]), 2)
