@@ -659,6 +659,10 @@ def test_run_sums_and_starts_match_groupby() -> None:
     starts = run_starts(new)
     assert (np.arange(500) - starts).tolist() == runs.groupby(runs).cumcount().tolist()
     assert cumsum_in_runs(values, starts).tolist() == pd.Series(values).groupby(runs).cumsum().tolist()
+    # Row 0 begins a run whether `new` says so or not; a run of one row is its own start.
+    assert run_starts(np.array([False, False, True, False])).tolist() == [0, 0, 2, 2]
+    assert run_starts(np.array([True, True, False])).tolist() == [0, 1, 1]
+    assert run_starts(np.array([False])).tolist() == [0] and run_starts(np.zeros(3, dtype=bool)).tolist() == [0, 0, 0]
 
 
 def test_run_sums_wrap_past_int64_as_pandas_does() -> None:
