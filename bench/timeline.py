@@ -2,7 +2,7 @@
 built (and each wait for one another thread is building), each game's figures and let-go, by thread,
 and the process's CPU use in every tenth of a second, with the core-seconds left idle.
 
-    .venv/bin/python bench/timeline.py bench/out/month-1000k --runs 2
+    .venv/bin/python bench/timeline.py bench/out/month-1000k --runs 2 [--steps]
 
 A developer's probe, not the benchmark: it wraps the engine's and the loader's functions in this
 process to time them (a little slower than an audit without it), and it writes no outputs. The
@@ -47,6 +47,19 @@ def _timed(what: Callable[..., str], func: Callable[..., Any]) -> Callable[..., 
     return timed
 
 
+def _instrument_steps() -> None:
+    """Each table's load in its steps, shown indented under it: the file's digest and read (Arrow's
+    decoding runs in Arrow's own threads: the step's wall clock, not its thread's CPU), the typing,
+    the repeated ids, the items' rounds and the clean rows' copy; each shown when it takes
+    `--shortest` or longer, as a rule is."""
+    loading.sha256_of = _timed(lambda path: f"  digest {path.name}", loading.sha256_of)
+    loading.read_raw = _timed(lambda path, *_a, **_k: f"  read {path.name}", loading.read_raw)
+    loading.coerce = _timed(lambda table, *_a, **_k: f"  type {table.name}", loading.coerce)
+    loading._deduplicate = _timed(lambda table, *_a, **_k: f"  repeated ids {table.name}", loading._deduplicate)
+    loading.split_items = _timed(lambda *_a, **_k: "  items' rounds", loading.split_items)
+    loading.clean_rows = _timed(lambda table, *_a, **_k: f"  clean rows {table.name}", loading.clean_rows)
+
+
 def _instrument() -> None:
     loading._load_table = _timed(lambda table, *_a, **_k: f"load {table.name}", loading._load_table)  # type: ignore[assignment]
     engine._GameWork._check = _timed(lambda _self, rule: rule.code, engine._GameWork._check)  # type: ignore[method-assign]
@@ -83,8 +96,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2, help="audits in this process, the first on fresh memory (default 2)")
     parser.add_argument("--shortest", type=float, default=0.04, help="events shorter than this many seconds left out (default 0.04)")
     parser.add_argument("--workers", type=int, default=engine.DEFAULT_WORKERS)
+    parser.add_argument("--steps", action="store_true", help="also each table's load in its steps (digest, read, typing, repeated ids, items' rounds, clean rows)")
     args = parser.parse_args()
     _instrument()
+    if args.steps:
+        _instrument_steps()
     set_up_audit_process()  # as the CLI does
     keep_freed_memory_for(loading.table_files(args.bundle))  # as the CLI does for a whole audit
     samples: list[tuple[float, float]] = []
