@@ -50,8 +50,8 @@ def _timed(what: Callable[..., str], func: Callable[..., Any]) -> Callable[..., 
 def _instrument_steps() -> None:
     """Each table's load in its steps, shown indented under it: the file's digest and read (Arrow's
     decoding runs in Arrow's own threads: the step's wall clock, not its thread's CPU), the typing,
-    the repeated ids, the items' rounds and the clean rows' copy; each shown when it takes
-    `--shortest` or longer, as a rule is."""
+    the repeated ids, the items' rounds and the clean rows' copy (an item table's twice: the items
+    set aside, then the rows kept); each shown when it takes `--shortest` or longer, as a rule is."""
     loading.sha256_of = _timed(lambda path: f"  digest {path.name}", loading.sha256_of)
     loading.read_raw = _timed(lambda path, *_a, **_k: f"  read {path.name}", loading.read_raw)
     loading.coerce = _timed(lambda table, *_a, **_k: f"  type {table.name}", loading.coerce)
