@@ -126,6 +126,41 @@ def test_a_row_after_a_blank_line_is_named_by_its_own_line(tmp_path: Path, newli
     assert list(bundle.frames["cdf_coups"]["_line"]) == [1, 3]
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_carriage_return_inside_a_row_costs_only_its_row(tmp_path: Path, newline: str) -> None:
+    # A line ends in LF or CRLF (log format): a return alone is not a line end, though pyarrow ends a
+    # row there. Read as one, row 2 became two bad records and every row after it one line too far.
+    broken = GOOD.format(n=2).replace(",B1,", ",B\r1,")
+    bad = GOOD.format(n=4).replace(",5,B1,", ",x,B1,")
+    bundle = load_bundle(_bundle(tmp_path, [GOOD.format(n=1), broken, GOOD.format(n=3), bad], newline=newline))
+    reasons = _reasons(bundle)
+    assert list(reasons) == [2, 4]
+    assert "carriage return inside an unquoted cell" in reasons[2]
+    assert list(bundle.frames["cdf_coups"]["_line"]) == [1, 3]
+    f = next(x for x in bundle.files if x.name == "cdf_coups.csv")
+    assert (f.rows_read, f.rows_audited, f.rows_quarantined) == (4, 2, 2)
+
+
+def test_a_carriage_return_inside_a_quoted_cell_is_part_of_the_cell(tmp_path: Path) -> None:
+    quoted = GOOD.format(n=2).replace(",P2,", ',"P\r2",')
+    bundle = load_bundle(_bundle(tmp_path, [GOOD.format(n=1), quoted, GOOD.format(n=3)]))
+    assert bundle.quarantine.empty
+    assert list(bundle.frames["cdf_coups"]["player_id"]) == ["P2", "P\r2", "P2"]
+
+
+@pytest.mark.parametrize(("header", "reason"), [
+    (HEADER.replace(",shoe_id,", ",shoe\r_id,"), "header row: malformed CSV: a carriage return inside an unquoted cell"),
+    (HEADER + ',"' + "x" * 200_000 + '"', "header row: malformed CSV: field larger than field limit"),
+])
+def test_a_header_that_csv_refuses_makes_the_file_a_finding_not_a_crash(tmp_path: Path, header: str, reason: str) -> None:
+    _bundle(tmp_path, [GOOD.format(n=1)])
+    (tmp_path / "cdf_coups.csv").write_bytes((header + "\n" + GOOD.format(n=1) + "\n").encode())
+    result = CliRunner().invoke(app, ["audit", str(tmp_path), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1, result.output
+    lines = [json.loads(line) for line in (tmp_path / "out" / "violations.jsonl").read_text().splitlines()]
+    assert any(f["rule"] == "LOG001" and f["source"].startswith("cdf_coups.csv") and reason in f["message"] for f in lines)
+
+
 @pytest.mark.parametrize("block", [1, 3, 7, 1 << 24])
 def test_bytes_are_counted_per_line_across_block_edges(monkeypatch: pytest.MonkeyPatch, block: int) -> None:
     from auditor.loading import readers
@@ -146,9 +181,10 @@ def test_bytes_are_counted_per_line_across_block_edges(monkeypatch: pytest.Monke
 @pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
 @pytest.mark.parametrize("seed", range(40))
 def test_csv_with_blank_lines_bad_utf8_or_open_quotes_reads_as_line_by_line_would(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
-    """Blank lines, lines of bad UTF-8 and quotes left open are set aside and the rest read by
-    pyarrow: rows, their line numbers and the bad lines' reasons are those of reading the file line
-    by line. Half the files are scanned in blocks of 7 bytes, so that lines cross block edges."""
+    """Blank lines, lines of bad UTF-8, quotes left open and carriage returns inside a line are set
+    aside and the rest read by pyarrow: rows, their line numbers and the bad lines' reasons are those
+    of reading the file line by line. Half the files are scanned in blocks of 7 bytes, so that lines
+    cross block edges."""
     from auditor.loading import readers
     from auditor.loading.readers import _header, _read_csv_slow, read_csv
 
@@ -156,13 +192,15 @@ def test_csv_with_blank_lines_bad_utf8_or_open_quotes_reads_as_line_by_line_woul
         monkeypatch.setattr(readers, "_TEXT_BLOCK", 7)
 
     rng = np.random.default_rng(seed)
-    kinds = [b"good"] * 6 + [b"", b"\r", b"bad-utf8", b"extra-cell", b"quoted", b"open-quote"]
+    kinds = [b"good"] * 6 + [b"", b"\r", b"bad-utf8", b"extra-cell", b"quoted", b"open-quote", b"lone-return", b"quoted-return", b"two-returns"]
     lines = []
     for n in range(1, int(rng.integers(1, 40))):
         kind = kinds[int(rng.integers(0, len(kinds)))]
         row = GOOD.format(n=n % 10).encode()
         lines.append({b"good": row, b"bad-utf8": row.replace(b"P2", b"P\xff"), b"extra-cell": row + b",x",
-                      b"quoted": row.replace(b",B1,", b',"B,1",'), b"open-quote": row.replace(b",B1,", b',"B1,')}.get(kind, kind))
+                      b"quoted": row.replace(b",B1,", b',"B,1",'), b"open-quote": row.replace(b",B1,", b',"B1,'),
+                      b"lone-return": row.replace(b",B1,", b",B\r1,"), b"quoted-return": row.replace(b",B1,", b',"B\r1",'),
+                      b"two-returns": row + b"\r"}.get(kind, kind))
     newline = b"\r\n" if seed % 3 == 0 else b"\n"
     data = (b"\xef\xbb\xbf" if seed % 4 == 1 else b"") + newline.join([HEADER.encode(), *lines]) + (newline if seed % 5 else b"")
     (tmp_path / "cdf_coups.csv").write_bytes(data)
