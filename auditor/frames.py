@@ -690,10 +690,14 @@ def reduce_by(op: np.ufunc, values: np.ndarray, groups: np.ndarray, n: int, empt
     bets' last collection: 22 -> 4 ms); groups in no order go through ufunc.at."""
     out = np.full(n, empty, dtype=np.result_type(values.dtype, np.min_scalar_type(empty)))
     if len(groups) and (groups[1:] >= groups[:-1]).all():
+        if groups[0] < 0:  # both paths would take a negative group from the end, as an index (as `sums_by`)
+            raise ValueError("reduce_by: a negative group")
         runs = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
         at = groups[runs]
         out[at] = op(out[at], op.reduceat(values, runs))
     elif len(groups):
+        if groups.min() < 0:
+            raise ValueError("reduce_by: a negative group")
         op.at(out, groups, values)
     return out
 

@@ -700,6 +700,8 @@ def test_reduce_by_is_ufunc_at(order: str, op: np.ufunc, empty: float) -> None:
     op.at(expected, groups, values)
     assert reduce_by(op, values, groups, 45, empty).tolist() == expected.tolist()
     assert reduce_by(op, values[:0], groups[:0], 3, empty).tolist() == [empty] * 3
+    with pytest.raises(ValueError, match="negative group"):  # numpy would take it from the end
+        reduce_by(op, values, np.where(groups == groups[0], -1, groups), 45, empty)
 
 
 @pytest.mark.parametrize("order", ["increasing", "reversed", "in runs", "in runs, one repeated"])
