@@ -114,6 +114,26 @@ def test_an_unreadable_round_part_makes_the_same_orphan_findings_as_the_whole_au
     assert text.count('"rule": "LOG003"') == 1 and "whether they are orphans cannot be told" in text
 
 
+def test_ids_of_bad_utf8_in_a_part_are_quarantined_as_whole(tmp_path: Path) -> None:
+    """A bet whose id, spin or player is not UTF-8 (a string column Parquet's reader does not check)
+    is set aside by both audits alike; the audit by partition ended on one before."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    simulate(tmp_path / "flat", seed=9, rounds=2000, games=["wheel_of_fortune"], fmt="parquet")
+    partition(tmp_path / "flat", tmp_path / "parts", "%Y-%m-%dT%H")
+    part = sorted((tmp_path / "parts" / "wheel_bets").glob("*.parquet"))[1]
+    table = pq.read_table(part)
+    for column, row in (("bet_id", 0), ("spin_id", 1), ("player_id", 2)):
+        cells = [v.encode() for v in table[column].to_pylist()]
+        cells[row] = cells[row][:2] + b"\xff" + cells[row][2:]
+        table = table.set_column(table.schema.get_field_index(column), column, pa.array(cells, pa.binary()).view(pa.string()))
+    pq.write_table(table, part)
+    audit_both(tmp_path / "parts", tmp_path)
+    text = (tmp_path / "p1" / "violations.jsonl").read_text()
+    assert text.count("not UTF-8 text at byte 3") == 3
+
+
 def test_a_coup_under_another_shoe_at_a_part_edge_does_not_end_the_shoe(tmp_path: Path) -> None:
     """Shoe S1's stop card comes out in coup 3; coup 5, the last of its hour, is recorded under a
     shoe SX (LOG005 reports it) and banker. The next hour's coups 6 and 7 of S1 still follow the stop card

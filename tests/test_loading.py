@@ -250,6 +250,26 @@ def test_jsonl_half_a_surrogate_pair_is_a_bad_line_not_a_crash(tmp_path: Path) -
     assert result.exit_code == 1 and (tmp_path / "out" / "violations.jsonl").exists(), result.output
 
 
+@pytest.mark.parametrize("gz", [False, True])
+def test_jsonl_string_or_key_of_bad_utf8_is_a_bad_line_not_a_crash(tmp_path: Path, gz: bool) -> None:
+    # pyarrow's JSON reader passes the byte into a string; a rule or the outputs made it a Python
+    # string and the audit ended. Now the line is set aside as a CSV line of bad UTF-8 is.
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    rows = [coup("C1"), coup("C2"), coup("C3")]
+    lines = [json.dumps({k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in r.items()}).encode() for r in rows]
+    lines[1] = lines[1].replace(b'"P2"', b'"P\xff2"')
+    lines[2] = lines[2].replace(b'"C3"', b'"C3", "note\xff": 1')  # a key of bad UTF-8 cost the whole file
+    data = b"\n".join(lines) + b"\n"
+    (tmp_path / ("cdf_coups.jsonl.gz" if gz else "cdf_coups.jsonl")).write_bytes(gzip.compress(data) if gz else data)
+    bundle = load_bundle(tmp_path)
+    reasons = _reasons(bundle)
+    at = lines[1].index(b"\xff") + 1
+    assert list(reasons) == [2, 3] and reasons[2] == f"not UTF-8 text at byte {at}", reasons
+    assert list(bundle.frames["cdf_coups"]["coup_id"]) == ["C1"]
+    result = CliRunner().invoke(app, ["audit", str(tmp_path), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1, result.output
+
+
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
 def test_every_format_loads_the_same_rows(tmp_path: Path, fmt: str) -> None:
     tables = {"tables": [CDF_TABLE], "cdf_coups": [coup("C1"), coup("C2", banker_seat=None)], "cdf_stakes": [stake_row("S1", "C1", seat=None)]}
@@ -455,6 +475,60 @@ def test_parquet_is_typed_by_its_arrow_types_not_its_pandas_metadata(tmp_path: P
     _coups_parquet(tmp_path, lambda t: (name, values))
     q = load_bundle(tmp_path).quarantine
     assert list(q["line"]) == [2] and list(q["column"]) == [name] and reason in q.iloc[0]["reason"], q.to_dict("records")
+
+
+def _bad_utf8(values: list[str], row: int, kind: pa.DataType) -> pa.Array:
+    """`values` as `kind`, one byte of row `row` made 0xFF: text no UTF-8 reader accepts, which Arrow
+    holds in a string column without a check (as a file's string column can)."""
+    cells = [v.encode() for v in values]
+    cells[row] = cells[row][:1] + b"\xff" + cells[row][1:]
+    return pa.array(cells, pa.binary()).view(kind)
+
+
+@pytest.mark.parametrize("kind", ["string", "dictionary", "binary"])
+def test_a_parquet_cell_of_bad_utf8_quarantines_its_row_only(tmp_path: Path, kind: str) -> None:
+    """A string column is the file's claim that its cells are UTF-8; Parquet's reader does not check
+    it. A bad cell ended the audit where a rule made it a Python string, and in a column of bytes
+    (no UTF-8 annotation) made every cell Python's b'...' text. Now the row is set aside, named by
+    its column and byte, and the other rows are read as text."""
+    def change(t: pa.Table) -> tuple[str, pa.Array]:
+        values = t["player_id"].to_pylist()
+        if kind == "dictionary":
+            return "player_id", pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), _bad_utf8(values, 1, pa.string()))
+        return "player_id", _bad_utf8(values, 1, pa.string() if kind == "string" else pa.binary())
+
+    _coups_parquet(tmp_path, change)
+    bundle = load_bundle(tmp_path)
+    q = bundle.quarantine
+    assert list(q["line"]) == [2] and q.iloc[0]["reason"] == "player_id: not UTF-8 text at byte 2", q.to_dict("records")
+    assert q.iloc[0]["value"] == "P\ufffd2"
+    assert list(bundle.frames["cdf_coups"]["player_id"]) == ["P2"]
+    f = next(x for x in bundle.files if x.name == "cdf_coups.parquet")
+    assert (f.rows_read, f.rows_audited, f.rows_quarantined) == (2, 1, 1)
+    result = CliRunner().invoke(app, ["audit", str(tmp_path), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1, result.output
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_invalid_utf8_finds_the_cells_a_decoder_refuses(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """Every cell checked by bytes in place, the same as each cell decoded by Python: characters cut
+    across two cells, blocks of cells looked at one by one, a slice of an array, nulls."""
+    monkeypatch.setattr(readers, "_CELL_BLOCK", 3)
+    rng = np.random.default_rng(seed)
+    pieces = [b"a", b"\xc3\xa9", b"\xe2\x82\xac", b"\xf0\x9f\x82\xa1", b"\xc3", b"\xa9", b"\xff", b""]
+    cells: list[bytes | None] = [b"".join(rng.choice(pieces, int(rng.integers(0, 4)))) for _ in range(60)]
+    cells[5] = None
+    array = pa.array(cells, pa.binary())[7:]
+    expected = []
+    for i, cell in enumerate(cells[7:]):
+        try:
+            cell is None or cell.decode("utf-8")
+        except UnicodeDecodeError:
+            expected.append(i)
+    # A character cut across two cells: the bytes together are UTF-8, neither cell is.
+    assert readers.invalid_utf8(pa.array([b"a\xc3", b"\xa9b", b"\xc3\xa9"], pa.binary())).tolist() == [0, 1]
+    for kind in (pa.binary(), pa.string(), pa.large_string()):
+        assert readers.invalid_utf8(array.cast(pa.large_binary()).view(kind) if kind == pa.large_string() else array.view(kind)).tolist() == expected
 
 
 def test_parquet_naive_times_are_refused_even_when_the_metadata_says_utc(tmp_path: Path) -> None:

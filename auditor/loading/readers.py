@@ -160,7 +160,7 @@ def _end_of_text(data: bytes) -> int:
     return len(data) - len(tail) + len(kept) if kept or len(tail) == len(data) else len(data.rstrip(b"\r\n"))
 
 
-def _is_utf8(data: bytes) -> bool:
+def _is_utf8(data: bytes | np.ndarray) -> bool:
     """Whether `data` is valid UTF-8, checked by Arrow in place (a 300 MB text in about 10 ms)."""
     text = pa.Array.from_buffers(pa.large_string(), 1, [None, pa.py_buffer(np.array([0, len(data)], dtype=np.int64)), pa.py_buffer(data)])
     try:
@@ -454,7 +454,7 @@ def _jsonl_arrow(source: io.BytesIO | str, lines: int, text_columns: list[str], 
     (an ISO string inferred as a timestamp would hide a missing offset), over `source` (the text, or
     its file's path), which holds `lines` lines. None when it cannot be used: a malformed line, a
     value of another JSON type, an integer column that is not all integers of at most 18 digits
-    (read as written instead), records that are not one a line."""
+    (read as written instead), records that are not one a line, a string of bad UTF-8."""
     schema = pa.schema([(name, pa.string()) for name in text_columns])
     try:
         table = pajson.read_json(
@@ -464,6 +464,10 @@ def _jsonl_arrow(source: io.BytesIO | str, lines: int, text_columns: list[str], 
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
         return None
+    try:
+        table.column_names
+    except UnicodeDecodeError:
+        return None  # a key of bad UTF-8, which pyarrow holds and Python cannot name: found line by line
     if any(pa.types.is_struct(f.type) or pa.types.is_list(f.type) or pa.types.is_timestamp(f.type) for f in table.schema):
         return None
     if any(not pa.types.is_integer(f.type) and not pa.types.is_null(f.type) for f in table.schema if f.name in int_columns):
@@ -475,6 +479,8 @@ def _jsonl_arrow(source: io.BytesIO | str, lines: int, text_columns: list[str], 
         return None  # the careful path refuses an integer of more digits, as a CSV cell's reading does
     if table.num_rows != lines:
         return None
+    if any(pa.types.is_string(f.type) and any(len(invalid_utf8(c)) for c in table.column(f.name).chunks) for f in table.schema):
+        return None  # pyarrow's JSON reader passes bad UTF-8 into a string: the line is found bad one by one
     present = [n for n in text_columns if n in table.column_names]
     return table.select([c for c in table.column_names if c in present or c not in text_columns])
 
@@ -578,7 +584,9 @@ def _parse_line(raw: bytes, number: int, record: bool = True) -> tuple[dict[str,
     `record` false, only judged), or why it is a bad line."""
     try:
         obj = json.loads(raw)
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+    except UnicodeDecodeError as exc:  # said as a CSV line's is
+        return None, LineError(number, f"not UTF-8 text at byte {exc.start + 1}", raw[:80].decode("utf-8", "replace"))
+    except (ValueError, RecursionError) as exc:
         # RecursionError: a line nested deeper than the parser's stack, e.g. "[[[[...".
         return None, LineError(number, f"not a JSON object: {type(exc).__name__}: {str(exc)[:120]}", raw[:80].decode("utf-8", "replace"))
     if not isinstance(obj, dict):
@@ -648,10 +656,97 @@ def _read_jsonl_careful(data: bytes) -> RawTable:
 def read_parquet(path: Path, category_columns: list[str] | None = None) -> RawTable:
     """`category_columns` read as categories: a value a few bytes a row, not decoded to 4M strings
     that the typing looks up again one by one (the typing takes their few categories instead)."""
-    frame = parquet_frame(open_parquet(path, category_columns).read(), category_columns or ())
+    table = open_parquet(path, category_columns).read()
     # A row's number, in 32 bits where they fit: every row of the bundle carries one (13M rows:
     # 52 MB less to copy and to fault in).
-    return RawTable(frame, np.arange(1, len(frame) + 1, dtype=np.int32 if len(frame) < 2**31 - 1 else np.int64))
+    numbers = np.arange(1, table.num_rows + 1, dtype=np.int32 if table.num_rows < 2**31 - 1 else np.int64)
+    errors = bad_text_rows(table)
+    if errors:
+        keep = np.ones(table.num_rows, dtype=bool)
+        keep[[e.line - 1 for e in errors]] = False
+        table, numbers = table.filter(pa.array(keep)), numbers[keep]
+        for i, column in enumerate(table.schema):
+            # A dictionary keeps its bad entry once the rows coded with it are gone, and pandas makes
+            # a category of every entry: such a column is decoded to the values its rows hold.
+            if pa.types.is_dictionary(column.type) and any(len(invalid_utf8(c.dictionary)) for c in table.column(i).chunks):
+                table = table.set_column(i, column.name, table.column(i).cast(column.type.value_type))
+    return RawTable(parquet_frame(table, category_columns or ()), numbers, errors)
+
+
+def bad_text_rows(table: pa.Table) -> list[LineError]:
+    """The rows (numbered from 1) with a text or bytes cell that is not UTF-8, the first such cell's
+    column and byte named. Parquet's reader does not check the text it hands over, and a cell of
+    bad UTF-8 ended the audit where a rule turned it into a Python string; bytes without the UTF-8
+    annotation made the whole column Python's `b'...'` reprs. A row of bad text is set aside, as a
+    line of bad UTF-8 is in CSV."""
+    found: dict[int, LineError] = {}
+    for name, column in zip(table.column_names, table.columns, strict=True):
+        kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
+        if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind)):
+            continue
+        start = 0
+        for chunk in column.chunks:
+            coded = pa.types.is_dictionary(chunk.type)
+            cells = chunk.dictionary if coded else chunk
+            bad = invalid_utf8(cells)
+            if len(bad):
+                # A dictionary's bad entry: every row coded with it (a null row's code means nothing).
+                codes = pc.fill_null(chunk.indices, -1).to_numpy(zero_copy_only=False) if coded else np.arange(len(chunk))
+                for row in np.flatnonzero(np.isin(codes, bad)).tolist():
+                    line = start + row + 1
+                    if line not in found:  # a row's first bad cell, in the file's column order
+                        found[line] = _bad_text(line, name, cells[int(codes[row])].as_buffer().to_pybytes())
+            start += len(chunk)
+    return [found[line] for line in sorted(found)]
+
+
+def _bad_text(line: int, name: str, raw: bytes) -> LineError:
+    try:
+        raw.decode("utf-8")
+        at = 0
+    except UnicodeDecodeError as exc:
+        at = exc.start + 1
+    return LineError(line, f"{name}: not UTF-8 text at byte {at}", raw[:80].decode("utf-8", "replace"))
+
+
+_CELL_BLOCK = 1 << 16
+
+
+def invalid_utf8(array: pa.Array) -> np.ndarray:
+    """Positions of the cells of a string or binary `array` that are not UTF-8 (null cells aside).
+    Checked in place: text all ASCII by its bytes' maximum (the month's 4M bets' text: 2 ms), other
+    text by one check of all its bytes (`_cells_are_utf8`); only a block of cells that fails that is
+    looked at a cell at a time."""
+    n = len(array)
+    large = pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type)
+    buffers = array.buffers()
+    if not n or buffers[2] is None:
+        return np.zeros(0, dtype=np.int64)
+    written = np.frombuffer(buffers[1], dtype=np.int64 if large else np.int32)[array.offset : array.offset + n + 1]
+    first = int(written[0])
+    offsets = written.astype(np.int64) - first
+    data = np.frombuffer(buffers[2], dtype=np.uint8)[first : first + int(offsets[-1])]
+    if not len(data) or data.max() < 128 or _cells_are_utf8(data, offsets[:-1]):
+        return np.zeros(0, dtype=np.int64)
+    bad: list[int] = []
+    for lo in range(0, n, _CELL_BLOCK):
+        hi = min(lo + _CELL_BLOCK, n)
+        if _cells_are_utf8(data[offsets[lo] : offsets[hi]], offsets[lo:hi] - offsets[lo]):
+            continue
+        for i in range(lo, hi):
+            try:
+                data[offsets[i] : offsets[i + 1]].tobytes().decode("utf-8")
+            except UnicodeDecodeError:
+                bad.append(i)
+    found = np.asarray(bad, dtype=np.int64)
+    return found[array.is_valid().to_numpy(zero_copy_only=False)[found]] if array.null_count and len(found) else found
+
+
+def _cells_are_utf8(data: np.ndarray, starts: np.ndarray) -> bool:
+    """Whether every cell of `data`, cut at `starts`, is UTF-8: the whole is, and no cell begins on a
+    continuation byte (a character run across two cells)."""
+    inside = starts[starts < len(data)]
+    return _is_utf8(data) and not ((data[inside] & 0xC0) == 0x80).any()
 
 
 # Arrow types whose nulls numpy cannot hold: converted to pandas' nullable types (never via float64,
