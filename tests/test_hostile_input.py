@@ -198,7 +198,8 @@ def test_a_parquet_file_beyond_the_row_limit_is_refused_from_its_footer(tmp_path
     assert refused["error"].startswith("5,000 rows, more than 1,000") and refused["rows_read"] == 0
 
 
-@pytest.mark.parametrize(("kind", "reason"), [("deep", "RecursionError"), ("directory", "is not a file"), ("link", "links outside the bundle")])
+@pytest.mark.parametrize(("kind", "reason"), [("deep", "RecursionError"), ("directory", "is not a file"), ("link", "links outside the bundle"),
+                                             ("surrogate", "half a surrogate pair")])
 def test_a_hostile_manifest_is_a_finding_not_a_crash(tmp_path: Path, kind: str, reason: str) -> None:
     write_bundle(tmp_path / "b", cdf([coup("C1")]))
     manifest = tmp_path / "b" / "manifest.json"
@@ -206,6 +207,8 @@ def test_a_hostile_manifest_is_a_finding_not_a_crash(tmp_path: Path, kind: str, 
         manifest.write_text("[" * 100_000 + "]" * 100_000)
     elif kind == "directory":
         manifest.mkdir()
+    elif kind == "surrogate":  # valid JSON naming no character: LOG004 ended the audit writing it
+        manifest.write_text('{"files": {"cdf_\\ud800coups.csv": "sha256:00"}}')
     else:
         (tmp_path / "secret.json").write_text('{"files": {}}')
         manifest.symlink_to(tmp_path / "secret.json")

@@ -648,6 +648,10 @@ def read_manifest(path: Path) -> tuple[dict[str, object] | None, str | None]:
         return None, f"manifest.json is not valid JSON: {type(exc).__name__}: {str(exc)[:200]}"
     if not isinstance(data, dict):
         return None, "manifest.json is not a JSON object"
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:  # "\ud800": valid JSON, no character; a rule naming it ended the audit
+        return None, "manifest.json is not valid text: an escape of half a surrogate pair (\\ud800-\\udfff)"
     files = data.get("files", {})
     if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
         return data, "manifest.json: `files` must map file names to \"sha256:<hex>\""
