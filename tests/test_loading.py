@@ -485,6 +485,13 @@ def _bad_utf8(values: list[str], row: int, kind: pa.DataType) -> pa.Array:
     return pa.array(cells, pa.binary()).view(kind)
 
 
+def test_a_parquet_dictionary_entry_of_bad_utf8_no_row_uses_is_left_out(tmp_path: Path) -> None:
+    # pandas makes a category of every entry, used or not: that one ended the audit.
+    _coups_parquet(tmp_path, lambda t: ("player_id", pa.DictionaryArray.from_arrays(pa.array([0, 0], pa.int32()), _bad_utf8(["P2", "P3"], 1, pa.string()))))
+    bundle = load_bundle(tmp_path)
+    assert bundle.quarantine.empty and list(bundle.frames["cdf_coups"]["player_id"]) == ["P2", "P2"]
+
+
 @pytest.mark.parametrize("kind", ["string", "dictionary", "binary"])
 def test_a_parquet_cell_of_bad_utf8_quarantines_its_row_only(tmp_path: Path, kind: str) -> None:
     """A string column is the file's claim that its cells are UTF-8; Parquet's reader does not check

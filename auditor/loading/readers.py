@@ -660,26 +660,27 @@ def read_parquet(path: Path, category_columns: list[str] | None = None) -> RawTa
     # A row's number, in 32 bits where they fit: every row of the bundle carries one (13M rows:
     # 52 MB less to copy and to fault in).
     numbers = np.arange(1, table.num_rows + 1, dtype=np.int32 if table.num_rows < 2**31 - 1 else np.int64)
-    errors = bad_text_rows(table)
+    errors, decode = bad_text_rows(table)
     if errors:
         keep = np.ones(table.num_rows, dtype=bool)
         keep[[e.line - 1 for e in errors]] = False
         table, numbers = table.filter(pa.array(keep)), numbers[keep]
-        for i, column in enumerate(table.schema):
-            # A dictionary keeps its bad entry once the rows coded with it are gone, and pandas makes
-            # a category of every entry: such a column is decoded to the values its rows hold.
-            if pa.types.is_dictionary(column.type) and any(len(invalid_utf8(c.dictionary)) for c in table.column(i).chunks):
-                table = table.set_column(i, column.name, table.column(i).cast(column.type.value_type))
+    for name in decode:
+        # A dictionary keeps a bad entry once the rows coded with it are gone (or when none is), and
+        # pandas makes a category of every entry: such a column is decoded to its rows' values.
+        i = table.schema.get_field_index(name)
+        table = table.set_column(i, name, table.column(i).cast(table.schema.field(i).type.value_type))
     return RawTable(parquet_frame(table, category_columns or ()), numbers, errors)
 
 
-def bad_text_rows(table: pa.Table) -> list[LineError]:
+def bad_text_rows(table: pa.Table) -> tuple[list[LineError], list[str]]:
     """The rows (numbered from 1) with a text or bytes cell that is not UTF-8, the first such cell's
-    column and byte named. Parquet's reader does not check the text it hands over, and a cell of
+    column and byte named, and the dictionary columns holding an entry that is not. Parquet's reader does not check the text it hands over, and a cell of
     bad UTF-8 ended the audit where a rule turned it into a Python string; bytes without the UTF-8
     annotation made the whole column Python's `b'...'` reprs. A row of bad text is set aside, as a
     line of bad UTF-8 is in CSV."""
     found: dict[int, LineError] = {}
+    decode: list[str] = []
     for name, column in zip(table.column_names, table.columns, strict=True):
         kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
         if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind)):
@@ -690,6 +691,8 @@ def bad_text_rows(table: pa.Table) -> list[LineError]:
             cells = chunk.dictionary if coded else chunk
             bad = invalid_utf8(cells)
             if len(bad):
+                if coded and name not in decode:
+                    decode.append(name)
                 # A dictionary's bad entry: every row coded with it (a null row's code means nothing).
                 codes = pc.fill_null(chunk.indices, -1).to_numpy(zero_copy_only=False) if coded else np.arange(len(chunk))
                 for row in np.flatnonzero(np.isin(codes, bad)).tolist():
@@ -697,7 +700,7 @@ def bad_text_rows(table: pa.Table) -> list[LineError]:
                     if line not in found:  # a row's first bad cell, in the file's column order
                         found[line] = _bad_text(line, name, cells[int(codes[row])].as_buffer().to_pybytes())
             start += len(chunk)
-    return [found[line] for line in sorted(found)]
+    return [found[line] for line in sorted(found)], decode
 
 
 def _bad_text(line: int, name: str, raw: bytes) -> LineError:
