@@ -675,10 +675,10 @@ def read_parquet(path: Path, category_columns: list[str] | None = None) -> RawTa
 
 def bad_text_rows(table: pa.Table) -> tuple[list[LineError], list[str]]:
     """The rows (numbered from 1) with a text or bytes cell that is not UTF-8, the first such cell's
-    column and byte named, and the dictionary columns holding an entry that is not. Parquet's reader does not check the text it hands over, and a cell of
-    bad UTF-8 ended the audit where a rule turned it into a Python string; bytes without the UTF-8
-    annotation made the whole column Python's `b'...'` reprs. A row of bad text is set aside, as a
-    line of bad UTF-8 is in CSV."""
+    column and byte named, and the dictionary columns holding an entry that is not. Parquet's
+    reader does not check the text it hands over, and a cell of bad UTF-8 ended the audit where a
+    rule turned it into a Python string; bytes without the UTF-8 annotation made the whole column
+    Python's `b'...'` reprs. A row of bad text is set aside, as a line of bad UTF-8 is in CSV."""
     found: dict[int, LineError] = {}
     decode: list[str] = []
     for name, column in zip(table.column_names, table.columns, strict=True):
@@ -704,12 +704,13 @@ def bad_text_rows(table: pa.Table) -> tuple[list[LineError], list[str]]:
 
 
 def _bad_text(line: int, name: str, raw: bytes) -> LineError:
+    """The reason and cell of a row whose `name` cell `raw` is not UTF-8 (as `invalid_utf8` found)."""
     try:
         raw.decode("utf-8")
-        at = 0
+        reason = "not UTF-8 text"
     except UnicodeDecodeError as exc:
-        at = exc.start + 1
-    return LineError(line, f"{name}: not UTF-8 text at byte {at}", raw[:80].decode("utf-8", "replace"))
+        reason = f"not UTF-8 text at byte {exc.start + 1}"
+    return LineError(line, f"{name}: {reason}", raw[:80].decode("utf-8", "replace"))
 
 
 _CELL_BLOCK = 1 << 16
