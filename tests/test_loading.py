@@ -127,6 +127,20 @@ def test_a_row_after_a_blank_line_is_named_by_its_own_line(tmp_path: Path, newli
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_rows_after_a_quoted_line_break_are_named_by_their_own_line(tmp_path: Path, newline: str) -> None:
+    # RFC 4180 lets a quoted value hold a line break: the record is read, and the rows after it keep
+    # the lines they are on (they were named by their record's number, a line too early).
+    spread = GOOD.format(n=2).replace(",P2,", f',"P{newline}2",')
+    bad = GOOD.format(n=4).replace(",5,B1,", ",x,B1,")
+    bundle = load_bundle(_bundle(tmp_path, [GOOD.format(n=1), spread, GOOD.format(n=3), bad], newline=newline))
+    assert list(_reasons(bundle)) == [5]
+    coups = bundle.frames["cdf_coups"]
+    assert list(coups["_line"]) == [1, 2, 4] and coups["player_id"].iloc[1] == f"P{newline}2"
+    f = next(x for x in bundle.files if x.name == "cdf_coups.csv")
+    assert (f.rows_read, f.rows_audited, f.rows_quarantined) == (4, 3, 1)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
 def test_a_carriage_return_inside_a_row_costs_only_its_row(tmp_path: Path, newline: str) -> None:
     # A line ends in LF or CRLF (log format): a return alone is not a line end, though pyarrow ends a
     # row there. Read as one, row 2 became two bad records and every row after it one line too far.
