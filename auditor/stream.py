@@ -92,7 +92,7 @@ class Layout:
                 if key in keyed:
                     try:
                         n += pq.ParquetFile(keyed[key]).metadata.num_rows
-                    except (pa.ArrowException, OSError):
+                    except (pa.ArrowException, OSError, ValueError):  # ValueError: a footer naming a column in bad UTF-8
                         pass
             if out and rows + n <= max_rows:
                 out[-1].append(key)

@@ -134,6 +134,19 @@ def test_ids_of_bad_utf8_in_a_part_are_quarantined_as_whole(tmp_path: Path) -> N
     assert text.count("not UTF-8 text at byte 3") == 3
 
 
+def test_a_part_whose_footer_names_a_column_in_bad_utf8_is_unreadable_as_whole(tmp_path: Path) -> None:
+    # Sizing the steps read every part's footer and let the UnicodeDecodeError end the audit.
+    import pyarrow.parquet as pq
+
+    simulate(tmp_path / "flat", seed=9, rounds=2000, games=["wheel_of_fortune"], fmt="parquet")
+    partition(tmp_path / "flat", tmp_path / "parts", "%Y-%m-%dT%H")
+    part = sorted((tmp_path / "parts" / "wheel_bets").glob("*.parquet"))[1]
+    pq.write_table(pq.read_table(part), part, store_schema=False)
+    part.write_bytes(part.read_bytes().replace(b"symbol", b"symb\xe1l"))
+    audit_both(tmp_path / "parts", tmp_path)
+    assert "file cannot be audited" in (tmp_path / "p1" / "violations.jsonl").read_text()
+
+
 def test_a_coup_under_another_shoe_at_a_part_edge_does_not_end_the_shoe(tmp_path: Path) -> None:
     """Shoe S1's stop card comes out in coup 3; coup 5, the last of its hour, is recorded under a
     shoe SX (LOG005 reports it) and banker. The next hour's coups 6 and 7 of S1 still follow the stop card
