@@ -140,6 +140,24 @@ def test_rows_after_a_quoted_line_break_are_named_by_their_own_line(tmp_path: Pa
     assert (f.rows_read, f.rows_audited, f.rows_quarantined) == (4, 3, 1)
 
 
+def test_two_quotes_left_open_do_not_make_one_cell_of_the_rows_between(tmp_path: Path) -> None:
+    # pyarrow, lenient, read from the first to the second as one record of 23 cells, the rows between
+    # inside one of them: strict CSV refuses it, and each open quote costs its own line.
+    open_quote = [GOOD.format(n=n).replace(",B1,", ',"B1,') for n in (1, 4)]
+    bundle = load_bundle(_bundle(tmp_path, [open_quote[0], GOOD.format(n=2), GOOD.format(n=3), open_quote[1]]))
+    assert list(_reasons(bundle)) == [1, 4]
+    assert list(bundle.frames["cdf_coups"]["_line"]) == [2, 3]
+
+
+def test_a_quoted_line_break_beside_a_blank_line_is_one_record(tmp_path: Path) -> None:
+    # Read line by line (for the blank line), the record's lines are joined as pyarrow would read them.
+    spread = GOOD.format(n=2).replace(",P2,", ',"P\n2",')
+    bundle = load_bundle(_bundle(tmp_path, [GOOD.format(n=1), spread, "", GOOD.format(n=3)]))
+    assert bundle.quarantine.empty
+    coups = bundle.frames["cdf_coups"]
+    assert list(coups["_line"]) == [1, 2, 5] and coups["player_id"].iloc[1] == "P\n2"
+
+
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
 def test_a_carriage_return_inside_a_row_costs_only_its_row(tmp_path: Path, newline: str) -> None:
     # A line ends in LF or CRLF (log format): a return alone is not a line end, though pyarrow ends a
@@ -193,12 +211,12 @@ def test_bytes_are_counted_per_line_across_block_edges(monkeypatch: pytest.Monke
 # An open quote that swallows a line of bad UTF-8 would make pyarrow fail inside its row handler and
 # print a traceback on the user's terminal: bad UTF-8 is looked for before pyarrow reads.
 @pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", range(80))
 def test_csv_with_blank_lines_bad_utf8_or_open_quotes_reads_as_line_by_line_would(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     """Blank lines, lines of bad UTF-8, quotes left open and carriage returns inside a line are set
     aside and the rest read by pyarrow: rows, their line numbers and the bad lines' reasons are those
-    of reading the file line by line. Half the files are scanned in blocks of 7 bytes, so that lines
-    cross block edges."""
+    of reading the file line by line, a quoted value across lines included (its record named by its
+    first line). Half the files are scanned in blocks of 7 bytes, so that lines cross block edges."""
     from auditor.loading import readers
     from auditor.loading.readers import _header, _read_csv_slow, read_csv
 
@@ -206,7 +224,8 @@ def test_csv_with_blank_lines_bad_utf8_or_open_quotes_reads_as_line_by_line_woul
         monkeypatch.setattr(readers, "_TEXT_BLOCK", 7)
 
     rng = np.random.default_rng(seed)
-    kinds = [b"good"] * 6 + [b"", b"\r", b"bad-utf8", b"extra-cell", b"quoted", b"open-quote", b"lone-return", b"quoted-return", b"two-returns"]
+    kinds = [b"good"] * 6 + [b"", b"\r", b"bad-utf8", b"extra-cell", b"quoted", b"open-quote", b"lone-return", b"quoted-return", b"two-returns",
+                             b"spread", b"spread-bad"]
     lines = []
     for n in range(1, int(rng.integers(1, 40))):
         kind = kinds[int(rng.integers(0, len(kinds)))]
@@ -214,7 +233,8 @@ def test_csv_with_blank_lines_bad_utf8_or_open_quotes_reads_as_line_by_line_woul
         lines.append({b"good": row, b"bad-utf8": row.replace(b"P2", b"P\xff"), b"extra-cell": row + b",x",
                       b"quoted": row.replace(b",B1,", b',"B,1",'), b"open-quote": row.replace(b",B1,", b',"B1,'),
                       b"lone-return": row.replace(b",B1,", b",B\r1,"), b"quoted-return": row.replace(b",B1,", b',"B\r1",'),
-                      b"two-returns": row + b"\r"}.get(kind, kind))
+                      b"two-returns": row + b"\r", b"spread": row.replace(b",P2,", b',"P\n2",'),
+                      b"spread-bad": row.replace(b",P2,", b',"P\n2",') + b",x"}.get(kind, kind))
     newline = b"\r\n" if seed % 3 == 0 else b"\n"
     data = (b"\xef\xbb\xbf" if seed % 4 == 1 else b"") + newline.join([HEADER.encode(), *lines]) + (newline if seed % 5 else b"")
     (tmp_path / "cdf_coups.csv").write_bytes(data)

@@ -241,7 +241,7 @@ def read_csv(path: Path) -> RawTable:
     # which prints a traceback on stderr before the read fails.
     if not _has_blank_line(data, end) and not _has_lone_return(data, end) and _is_utf8(data):
         parsed = _csv_arrow_table(data, names)
-        lines = _record_lines(data, end, parsed[0].num_rows + len(parsed[1])) if parsed is not None else None
+        lines = _record_lines(data, end, parsed[0].num_rows + len(parsed[1]), len(names)) if parsed is not None else None
         if parsed is not None and lines is not None and all(e.line >= 1 for e in parsed[1]):
             # The text let go before its cells become pandas columns: both at once were the peak of
             # a table's load (a 313 MB file: 1.1 GiB of heap in use -> 0.8 GiB).
@@ -262,14 +262,15 @@ def read_csv(path: Path) -> RawTable:
     return mended if mended is not None else _read_csv_slow(_open_bytes(path), names)
 
 
-def _record_lines(data: bytes, end: int, records: int) -> np.ndarray | None:
+def _record_lines(data: bytes, end: int, records: int, width: int) -> np.ndarray | None:
     """The line each of the `records` records after the header begins on (1 = the line after the
     header), as pyarrow reads them from `data[:end]`: a record a line, unless a quoted value holds a
     line break (RFC 4180 allows it), when a record's later lines are not counted as records and the
     rows after it were named one line too early. A line break ends a record only outside quotes,
     after an even number of them. In 32 bits where they fit, as for Parquet: every row of the bundle
-    carries one. None when the count of records cannot be matched with the lines. (Where the text is
-    read in its lines instead, for a blank line or bad UTF-8, such a value is a malformed line.)"""
+    carries one. None when the records are not those that reading line by line finds: a record
+    across lines that is not one of `width` cells to strict CSV (`quoted_record`), such as a quote
+    left open up to a later one, which pyarrow, lenient, reads as one cell of the lines between."""
     dtype = np.int32 if records < 2**31 - 1 else np.int64
     if data.find(b'"', 0, end) < 0 or data.count(b"\n", 0, end) == records:
         return np.arange(1, records + 1, dtype=dtype)
@@ -280,7 +281,15 @@ def _record_lines(data: bytes, end: int, records: int) -> np.ndarray | None:
     odd[quoted[quotes % 2 == 1]] = True
     inside = np.cumsum(odd) % 2 == 1  # after each line: inside a quoted value
     starts = np.flatnonzero(~inside[:-1]) + 1  # the lines after one that ends outside quotes
-    return starts.astype(dtype) if len(starts) == records else None
+    if len(starts) != records:
+        return None
+    line_starts = np.concatenate([[0], newlines + 1])
+    line_ends = np.append(newlines, end)
+    nexts = np.append(starts[1:], len(newlines) + 1)
+    for first, after in zip(starts[nexts - starts > 1].tolist(), nexts[nexts - starts > 1].tolist(), strict=True):
+        if quoted_record([data[line_starts[j] : line_ends[j]] for j in range(first, after)], 0, width) is None:
+            return None
+    return starts.astype(dtype)
 
 
 def _csv_arrow_table(data: bytes, names: list[str]) -> tuple[pa.Table, list[LineError]] | None:
@@ -357,7 +366,9 @@ def _set_aside(data: bytes, names: list[str]) -> tuple[bytes, np.ndarray, list[L
             errors.append(LineError(int(k), f"not UTF-8 text at byte {exc.start + 1}", raw[:80].decode("utf-8", "replace")))
             dropped[k] = True
     quoted, quotes = _line_counts(data, newlines, ord('"'))
-    suspect = quoted[quotes % 2 == 1]
+    odd = quoted[quotes % 2 == 1]
+    odd_lines = set(odd.tolist())
+    suspect = odd
     if _has_lone_return(data, len(data)):
         # A line with a return before its end (or two at its end): judged on its own as a quote is.
         returns, count = _line_counts(data, newlines, 13)
@@ -367,19 +378,36 @@ def _set_aside(data: bytes, names: list[str]) -> tuple[bytes, np.ndarray, list[L
         if k == 0 or dropped[k]:
             continue
         text = data[starts[k] : ends[k]].rstrip(b"\r").decode("utf-8")
+        if not text:  # returns only ("\r\r\n"): blank, as reading line by line finds it
+            dropped[k] = True
+            continue
         try:
             cells = next(csv.reader([text], strict=True))
         except csv.Error as exc:
-            errors.append(LineError(int(k), csv_problem(exc), text[:80]))
+            problem = csv_problem(exc)
         else:
             if len(cells) == len(names):
                 return None
-            errors.append(LineError(int(k), f"expected {len(names)} cells, found {len(cells)}", text[:80]))
+            problem = f"expected {len(names)} cells, found {len(cells)}"
+        if k in odd_lines and _opens_quoted_record(data, starts, ends, odd, int(k), len(names)):
+            return None  # a quoted value across lines: read line by line, the lines joined as one record
+        errors.append(LineError(int(k), problem, text[:80]))
         dropped[k] = True
     gone = np.flatnonzero(dropped)
     runs = zip(np.concatenate([[0], gone + 1]), np.concatenate([gone, [len(starts)]]), strict=True)  # runs of kept lines
     kept = b"\n".join(data[starts[a] : ends[b - 1]] for a, b in runs if b > a)
     return kept, np.flatnonzero(~dropped)[1:], errors
+
+
+def _opens_quoted_record(data: bytes, starts: np.ndarray, ends: np.ndarray, odd: np.ndarray, k: int, width: int) -> bool:
+    """Whether line `k` of `data` (its lines from `starts` to `ends`; `odd`, in order, those with an
+    odd number of quotes, `k` among them) begins a record whose quoted value runs across lines
+    (`quoted_record`): the lines up to the next with an odd number of quotes, which closes it."""
+    at = int(np.searchsorted(odd, k, side="right"))
+    if at == len(odd):
+        return False
+    last = int(odd[at])
+    return quoted_record([data[starts[i] : ends[i]] for i in range(k, last + 1)], 0, width) is not None
 
 
 def _read_csv_kept(kept: bytes, numbers: np.ndarray, errors: list[LineError], names: list[str]) -> RawTable | None:
@@ -428,8 +456,10 @@ def _read_csv_slow(data: bytes, names: list[str]) -> RawTable:
     rows: list[list[str | None]] = []
     lines: list[int] = []
     errors: list[LineError] = []
-    for number, raw in enumerate(physical[1:], start=1):
-        raw = raw.rstrip(b"\r")
+    number = 0
+    while number + 1 < len(physical):
+        number += 1
+        raw = physical[number].rstrip(b"\r")
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -437,18 +467,49 @@ def _read_csv_slow(data: bytes, names: list[str]) -> RawTable:
             continue
         if not text:
             continue
+        problem: str | None = None
         try:
             cells = next(csv.reader([text], strict=True))
         except csv.Error as exc:
-            errors.append(LineError(number, csv_problem(exc), text[:80]))
-            continue
-        if len(cells) != len(names):
-            errors.append(LineError(number, f"expected {len(names)} cells, found {len(cells)}", text[:80]))
+            problem = csv_problem(exc)
+        else:
+            problem = None if len(cells) == len(names) else f"expected {len(names)} cells, found {len(cells)}"
+        if problem is not None and raw.count(b'"') % 2:
+            record = quoted_record(physical, number, len(names))
+            if record is not None:  # a quoted value across lines: the record is named by its first
+                cells, last = record
+                rows.append([c if c != "" else None for c in cells])
+                lines.append(number)
+                number = last
+                continue
+        if problem is not None:
+            errors.append(LineError(number, problem, text[:80]))
             continue
         rows.append([c if c != "" else None for c in cells])
         lines.append(number)
     frame = pd.DataFrame(rows, columns=names, dtype=object) if rows else pd.DataFrame(columns=names, dtype=object)
     return RawTable(frame, np.asarray(lines, dtype=np.int64), errors)
+
+
+def quoted_record(physical: list[bytes], first: int, width: int) -> tuple[list[str], int] | None:
+    """The record of `width` cells that begins on line `first` of `physical` (the text's lines, without
+    their LF) and holds a quoted line break (RFC 4180), and its last line: the lines up to the first
+    that leaves an even number of quotes, read as one text (their CRLF kept inside the value, as
+    pyarrow keeps it). None when they are not such a record: then the first line is judged alone,
+    as a quote left open costs only its own line."""
+    quotes = physical[first].count(b'"')
+    last = first
+    while quotes % 2 and last + 1 < len(physical):
+        last += 1
+        quotes += physical[last].count(b'"')
+    if quotes % 2:
+        return None
+    try:
+        text = b"\n".join(physical[first : last + 1]).rstrip(b"\r").decode("utf-8")
+        cells = next(csv.reader([text], strict=True))
+    except (UnicodeDecodeError, csv.Error):
+        return None
+    return (cells, last) if len(cells) == width else None
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
