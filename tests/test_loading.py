@@ -183,6 +183,7 @@ def test_a_carriage_return_inside_a_quoted_cell_is_part_of_the_cell(tmp_path: Pa
 @pytest.mark.parametrize(("header", "reason"), [
     (HEADER.replace(",shoe_id,", ",shoe\r_id,"), "header row: malformed CSV: a carriage return inside an unquoted cell"),
     (HEADER + ',"' + "x" * 200_000 + '"', "header row: malformed CSV: field larger than field limit"),
+    (HEADER.replace(",status", ',"status'), "header row: a quote left open"),
 ])
 def test_a_header_that_csv_refuses_makes_the_file_a_finding_not_a_crash(tmp_path: Path, header: str, reason: str) -> None:
     _bundle(tmp_path, [GOOD.format(n=1)])

@@ -219,6 +219,9 @@ def _header(data: bytes) -> list[str]:
         text = first.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UnreadableFile(f"header is not UTF-8 text: {exc}") from exc
+    if text.count('"') % 2:
+        # pyarrow would read the names on into the next lines, a record short of its rows' cells.
+        raise UnreadableFile("header row: a quote left open (a column name across lines cannot be told from a broken one)")
     try:
         names = next(csv.reader([text]), [])
     except csv.Error as exc:  # a carriage return inside a name, a name past csv's field size limit
