@@ -17,6 +17,7 @@ first value). Every parameter is checked at load time against `PARAMETERS`.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
 import tomllib
 import zoneinfo
@@ -45,6 +46,8 @@ def _number(low: float | None = None, high: float | None = None, integer: bool =
     def check(value: object) -> str | None:
         if isinstance(value, bool) or not isinstance(value, int | float) or (integer and not isinstance(value, int)):
             return "must be " + ("a whole number" if integer else "a number")
+        if not math.isfinite(value):  # TOML's nan passes every bound and would turn a rule off unseen
+            return "must be a finite number"
         if low is not None and value < low:
             return f"must be ≥ {low}"
         if high is not None and value > high:
@@ -69,8 +72,8 @@ def _mapping(keys: tuple[str, ...]) -> Validator:
     def check(value: object) -> str | None:
         if not isinstance(value, dict) or set(value) != set(keys):
             return "must be a table with exactly the keys " + ", ".join(keys)
-        if not all(isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in value.values()):
-            return "must map each key to a number ≥ 0"
+        if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0 for v in value.values()):
+            return "must map each key to a finite number ≥ 0"
         return None
 
     return check

@@ -39,6 +39,10 @@ def _write(tmp_path: Path, edit: str, old: str) -> Path:
     ("values = { 2025-12-10 = \"half_up\" }", "values = { 2025-12-10 = \"banker's\" }", "must be one of"),
     ("[parameters.min_players]", "[parameters.min_playerz]", "not a parameter any rule reads"),
     ("id = \"decret-455-2025\"", "id = [", "not valid TOML"),
+    # TOML's nan passes every bound: a cagnotte rate of nan judged no coup and said nothing.
+    ("values = { 2025-12-10 = 0.05 }", "values = { 2025-12-10 = nan }", "cagnotte_rate.*must be a finite number"),
+    ("values = { 2025-12-10 = 0.05 }", "values = { 2025-12-10 = -inf }", "cagnotte_rate.*must be a finite number"),
+    ('{ "24" = 1, "15" = 2,', '{ "24" = inf, "15" = 2,', "wheel_odds.*finite number"),
 ])
 def test_malformed_rulesets_are_refused_with_the_parameter_named(tmp_path: Path, old: str, new: str, message: str) -> None:
     with pytest.raises(RulesetError, match=message):
