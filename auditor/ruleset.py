@@ -46,8 +46,10 @@ def _number(low: float | None = None, high: float | None = None, integer: bool =
     def check(value: object) -> str | None:
         if isinstance(value, bool) or not isinstance(value, int | float) or (integer and not isinstance(value, int)):
             return "must be " + ("a whole number" if integer else "a number")
-        if not math.isfinite(value):  # TOML's nan passes every bound and would turn a rule off unseen
+        if isinstance(value, float) and not math.isfinite(value):  # TOML's nan passes every bound and would turn a rule off unseen
             return "must be a finite number"
+        if isinstance(value, int) and not -(2**63) <= value < 2**63:  # numpy's int64, which the rules compare it with
+            return "must be a whole number within 64 bits"
         if low is not None and value < low:
             return f"must be ≥ {low}"
         if high is not None and value > high:
@@ -72,8 +74,9 @@ def _mapping(keys: tuple[str, ...]) -> Validator:
     def check(value: object) -> str | None:
         if not isinstance(value, dict) or set(value) != set(keys):
             return "must be a table with exactly the keys " + ", ".join(keys)
-        if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0 for v in value.values()):
-            return "must map each key to a finite number ≥ 0"
+        if not all(isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 and (isinstance(v, int) and v < 2**63 or isinstance(v, float) and math.isfinite(v))
+                   for v in value.values()):
+            return "must map each key to a finite number ≥ 0 (whole numbers within 64 bits)"
         return None
 
     return check
@@ -240,7 +243,8 @@ def parse_ruleset(data: dict[str, object], source: str) -> Ruleset:
             day = _parse_date(when, where)
             problem = PARAMETERS[name](value)
             if problem:
-                raise RulesetError(f"{where}, value from {day}: {problem} (got {value!r})")
+                shown = repr(value)
+                raise RulesetError(f"{where}, value from {day}: {problem} (got {shown if len(shown) <= 80 else shown[:77] + '...'})")
             dated.append((day, value))
         dated.sort(key=lambda item: item[0])
         params[name] = Parameter(name, spec["description"], spec["reference"], tuple(dated), str(spec.get("note", "")))
@@ -273,6 +277,6 @@ def load_ruleset(name_or_file: str | Path = DEFAULT_RULESET) -> Ruleset:
         raise RulesetError(f"no such ruleset: {name_or_file} (known: {', '.join(known) or 'none'})")
     try:
         data = tomllib.loads(path.read_bytes().decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise RulesetError(f"{path}: not valid TOML: {exc}") from None
+    except (tomllib.TOMLDecodeError, ValueError) as exc:  # ValueError: bad UTF-8, an integer of over 4,300 digits
+        raise RulesetError(f"{path}: not valid TOML: {str(exc)[:200]}") from None
     return parse_ruleset(data, str(path.name))

@@ -43,6 +43,9 @@ def _write(tmp_path: Path, edit: str, old: str) -> Path:
     ("values = { 2025-12-10 = 0.05 }", "values = { 2025-12-10 = nan }", "cagnotte_rate.*must be a finite number"),
     ("values = { 2025-12-10 = 0.05 }", "values = { 2025-12-10 = -inf }", "cagnotte_rate.*must be a finite number"),
     ('{ "24" = 1, "15" = 2,', '{ "24" = inf, "15" = 2,', "wheel_odds.*finite number"),
+    ("values = { 2025-12-10 = 100 }", "values = { 2025-12-10 = 1" + "0" * 400 + " }", "bank_max_multiple.*within 64 bits"),
+    ('{ "24" = 1, "15" = 2,', '{ "24" = 1' + "0" * 400 + ', "15" = 2,', "wheel_odds.*within 64 bits"),
+    ("values = { 2025-12-10 = 100 }", "values = { 2025-12-10 = 1" + "0" * 5000 + " }", "not valid TOML: Exceeds the limit"),
 ])
 def test_malformed_rulesets_are_refused_with_the_parameter_named(tmp_path: Path, old: str, new: str, message: str) -> None:
     with pytest.raises(RulesetError, match=message):
