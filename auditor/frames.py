@@ -771,11 +771,17 @@ def fixed_width_bytes(series: pd.Series, width: int) -> np.ndarray:
     return text_bytes(array).reshape(len(array), width)
 
 
+def text_offsets(array: pa.Array) -> np.ndarray:
+    """Where each value of `array` (string, binary or their large forms) begins in its data buffer,
+    and where the last ends: its slice's len + 1 offsets, uncopied."""
+    large = pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type)
+    return np.frombuffer(array.buffers()[1], dtype=np.int64 if large else np.int32)[array.offset : array.offset + len(array) + 1]
+
+
 def text_bytes(array: pa.Array) -> np.ndarray:
-    """The UTF-8 bytes of every string of `array` (string or large_string), one after the other,
-    uncopied."""
-    offset_type = np.int64 if pa.types.is_large_string(array.type) else np.int32
-    offsets = np.frombuffer(array.buffers()[1], dtype=offset_type)[array.offset : array.offset + len(array) + 1]
+    """The bytes of every value of `array` (string, binary or their large forms), one after the
+    other, uncopied."""
+    offsets = text_offsets(array)
     data = array.buffers()[2]
     return np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]] if data is not None else np.zeros(0, dtype=np.uint8)
 

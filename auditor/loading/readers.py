@@ -28,6 +28,8 @@ import pyarrow.csv as pacsv
 import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
+from auditor.frames import text_bytes, text_offsets
+
 
 @dataclass
 class LineError:
@@ -810,15 +812,12 @@ def invalid_utf8(array: pa.Array) -> np.ndarray:
     text by one check of all its bytes (`_cells_are_utf8`); only a block of cells that fails that is
     looked at a cell at a time."""
     n = len(array)
-    large = pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type)
-    buffers = array.buffers()
-    if not n or buffers[2] is None:
+    data = text_bytes(array) if n else np.zeros(0, dtype=np.uint8)
+    if not len(data) or data.max() < 128:
         return np.zeros(0, dtype=np.int64)
-    written = np.frombuffer(buffers[1], dtype=np.int64 if large else np.int32)[array.offset : array.offset + n + 1]
-    first = int(written[0])
-    offsets = written.astype(np.int64) - first
-    data = np.frombuffer(buffers[2], dtype=np.uint8)[first : first + int(offsets[-1])]
-    if not len(data) or data.max() < 128 or _cells_are_utf8(data, offsets[:-1]):
+    written = text_offsets(array)
+    offsets = written.astype(np.int64) - int(written[0])
+    if _cells_are_utf8(data, offsets[:-1]):
         return np.zeros(0, dtype=np.int64)
     bad: list[int] = []
     for lo in range(0, n, _CELL_BLOCK):
