@@ -70,12 +70,14 @@ def _boolean(value: object) -> str | None:
     return None if isinstance(value, bool) else "must be true or false"
 
 
+_at_least_zero = _number(0)
+
+
 def _mapping(keys: tuple[str, ...]) -> Validator:
     def check(value: object) -> str | None:
         if not isinstance(value, dict) or set(value) != set(keys):
             return "must be a table with exactly the keys " + ", ".join(keys)
-        if not all(isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 and (isinstance(v, int) and v < 2**63 or isinstance(v, float) and math.isfinite(v))
-                   for v in value.values()):
+        if any(_at_least_zero(v) for v in value.values()):
             return "must map each key to a finite number ≥ 0 (whole numbers within 64 bits)"
         return None
 
