@@ -198,6 +198,8 @@ def csv_problem(exc: csv.Error) -> str:
     file in universal-newline mode?") speak of how a program opens a file."""
     if "new-line character" in str(exc):
         return "malformed CSV: a carriage return inside an unquoted cell (a line ends in LF or CRLF)"
+    if "expected after" in str(exc):  # "',' expected after '\"'"
+        return "malformed CSV: text after the quote that closes a quoted cell (a quote inside a quoted cell is written twice)"
     return f"malformed CSV: {exc}"
 
 
@@ -225,8 +227,8 @@ def _header(data: bytes) -> list[str]:
         # pyarrow would read the names on into the next lines, a record short of its rows' cells.
         raise UnreadableFile("header row: a quote left open (a column name across lines cannot be told from a broken one)")
     try:
-        names = next(csv.reader([text]), [])
-    except csv.Error as exc:  # a carriage return inside a name, a name past csv's field size limit
+        names = next(csv.reader([text], strict=True), [])
+    except csv.Error as exc:  # a carriage return inside a name, text after a closing quote, a name past csv's field size limit
         raise UnreadableFile(f"header row: {csv_problem(exc)}") from exc
     if not names or all(not n.strip() for n in names):
         raise UnreadableFile("no header row")
@@ -244,7 +246,7 @@ def read_csv(path: Path) -> RawTable:
     end = _end_of_text(data)
     # Bad UTF-8 is looked for first: in a row pyarrow reports as bad, it fails pyarrow's own handler,
     # which prints a traceback on stderr before the read fails.
-    if not _has_blank_line(data, end) and not _has_lone_return(data, end) and _is_utf8(data):
+    if not _has_blank_line(data, end) and not _has_lone_return(data, end) and _is_utf8(data) and not len(_loose_quotes(data, _after_header(data), end)):
         parsed = _csv_arrow_table(data, names)
         lines = _record_lines(data, end, parsed[0].num_rows + len(parsed[1]), len(names)) if parsed is not None else None
         if parsed is not None and lines is not None and all(e.line >= 1 for e in parsed[1]):
@@ -256,15 +258,71 @@ def read_csv(path: Path) -> RawTable:
             read = _numbered(table, bad, lines, [])
             assert read is not None  # as many numbers as records, and every bad record numbered
             return read
-    # A blank line, bad UTF-8 (pyarrow fails the whole file) or a quote left open (pyarrow reads on
-    # into the next lines): those lines are set aside and the others read by pyarrow, each row named
-    # by its own line. Read line by line instead, a 313 MB file with one such line took the audit
+    # A blank line, bad UTF-8 (pyarrow fails the whole file), a quote left open (pyarrow reads on
+    # into the next lines) or a quote strict CSV refuses (pyarrow reads '"10"0' as 100): those lines
+    # are set aside and the others read by pyarrow, each row named by its own line. Read line by line instead, a 313 MB file with one such line took the audit
     # 46 s and 1.9 GB more.
     aside = _set_aside(data, names)
     del data
     mended = _read_csv_kept(*aside, names) if aside is not None else None
     del aside
     return mended if mended is not None else _read_csv_slow(_open_bytes(path), names)
+
+
+def _after_header(data: bytes) -> int:
+    """Where the line after the header begins (the text's end when there is none)."""
+    newline = data.find(b"\n")
+    return newline + 1 if newline >= 0 else len(data)
+
+
+# Where strict CSV (RFC 4180) puts a quote: one that opens a quoted cell comes at the cell's start
+# (after a comma or a line end), one that closes it at the cell's end (before a comma or a line end);
+# a quote written twice inside a quoted cell is a closing one straight before an opening one.
+_OPENS_AFTER = np.zeros(256, dtype=bool)
+_OPENS_AFTER[[ord(","), ord("\n"), ord('"')]] = True
+_CLOSES_BEFORE = np.zeros(256, dtype=bool)
+_CLOSES_BEFORE[[ord(","), ord("\n"), ord("\r"), ord('"')]] = True
+
+
+def _loose_quotes(data: bytes, start: int, end: int) -> np.ndarray:
+    """Offsets in `data[start:end]` (`start` a line's start, outside quotes) of the quotes not where
+    strict CSV puts them, each taken for one that opens or one that closes a quoted cell by how many
+    come before it: '"10"0' (text after a closing quote), '"a,"b', '""b'. pyarrow, lenient, reads such
+    a line ('"10"0' as 100, a value the file does not hold) where Python's strict csv refuses it.
+
+    None found: every quote opens or closes a quoted cell (or is written twice inside one) as strict
+    CSV reads it, so pyarrow's cells are strict CSV's. Some found: their lines are for strict CSV to
+    judge, one at a time. A quote inside a cell that does not begin with one (`a"b`) is one of the
+    cell's characters to both readers; it is found here too (an opening quote not at a cell's start),
+    and the quotes after it in its line are then taken for the other kind, so only a line of an even
+    number of quotes stands for itself alone. A block at a time, the quotes only: a text of quoted
+    cells holds about one quote in five bytes (394 MB of them: 0.45-0.55 s, 0.2 s of it finding
+    them); a text without any, one `find`."""
+    if data.find(b'"', start, end) < 0:
+        return np.zeros(0, dtype=np.int64)
+    view = np.frombuffer(data, dtype=np.uint8)
+    found: list[np.ndarray] = []
+    seen = 0
+    for block in range(start, end, _TEXT_BLOCK):
+        stop = min(block + _TEXT_BLOCK, end)
+        at = np.flatnonzero(view[block:stop] == 34)  # from the block's start
+        if not len(at):
+            continue
+        first = seen % 2  # the first of them that opens a quoted cell
+        seen += len(at)
+        opening, closing = at[first::2], at[1 - first :: 2]
+        # The bytes before and after each, read through views shifted by one (no offsets made); a
+        # quote at the text's start or end has its cell's edge on that side.
+        before = view[block - 1 : stop - 1] if block else np.concatenate([[10], view[: stop - 1]]).astype(np.uint8)
+        bad_open = ~_OPENS_AFTER[before[opening]]
+        if stop == end and len(closing) and closing[-1] == stop - block - 1:
+            closing = closing[:-1]
+        bad_close = ~_CLOSES_BEFORE[view[block + 1 : stop + 1][closing]]
+        if bad_open.any():
+            found.append(opening[bad_open] + block)
+        if bad_close.any():
+            found.append(closing[bad_close] + block)
+    return np.sort(np.concatenate(found)) if found else np.zeros(0, dtype=np.int64)
 
 
 def _record_lines(data: bytes, end: int, records: int, width: int) -> np.ndarray | None:
@@ -398,10 +456,30 @@ def _set_aside(data: bytes, names: list[str]) -> tuple[bytes, np.ndarray, list[L
             return None  # a quoted value across lines: read line by line, the lines joined as one record
         errors.append(LineError(int(k), problem, text[:80]))
         dropped[k] = True
+    kept = _kept_text(data, starts, ends, dropped)
+    # Quotes strict CSV refuses in the lines kept: each of these has an even number of quotes (the
+    # others are judged above), so that each begins outside quotes in the text of them alone.
+    loose = _loose_quotes(kept, _after_header(kept), len(kept))
+    if len(loose):
+        line_of = np.flatnonzero(~dropped)  # the line of each kept line
+        for i in np.unique(np.searchsorted(_positions_of(kept, 10), loose)).tolist():
+            k = int(line_of[i])
+            text = data[starts[k] : ends[k]].rstrip(b"\r").decode("utf-8")
+            try:
+                next(csv.reader([text], strict=True))
+            except csv.Error as exc:
+                errors.append(LineError(k, csv_problem(exc), text[:80]))
+                dropped[k] = True
+        if np.count_nonzero(~dropped) < len(line_of):
+            kept = _kept_text(data, starts, ends, dropped)
+    return kept, np.flatnonzero(~dropped)[1:], errors
+
+
+def _kept_text(data: bytes, starts: np.ndarray, ends: np.ndarray, dropped: np.ndarray) -> bytes:
+    """The lines of `data` (from `starts` to `ends`) not `dropped`, joined by line feeds."""
     gone = np.flatnonzero(dropped)
     runs = zip(np.concatenate([[0], gone + 1]), np.concatenate([gone, [len(starts)]]), strict=True)  # runs of kept lines
-    kept = b"\n".join(data[starts[a] : ends[b - 1]] for a, b in runs if b > a)
-    return kept, np.flatnonzero(~dropped)[1:], errors
+    return b"\n".join(data[starts[a] : ends[b - 1]] for a, b in runs if b > a)
 
 
 def _opens_quoted_record(data: bytes, starts: np.ndarray, ends: np.ndarray, odd: np.ndarray, k: int, width: int) -> bool:
