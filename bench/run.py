@@ -20,7 +20,7 @@ by day and audited by partition); `--shuffled`: the
 workload with every table's rows in a random order (the format gives row order no meaning), which
 must give the same findings; `--uuid-ids`: the workload with every id a UUID, as UUID-keyed systems
 write them, where ids follow neither time nor rows; `--text-formats`: the workload written as CSV
-and as JSONL, which must give the same findings. Timings are printed, never asserted.
+(plain, and with every cell quoted) and as JSONL, which must give the same findings. Timings are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -131,22 +131,23 @@ def ensure_shuffled(bundle: Path) -> Path:
     return shuffled
 
 
-def ensure_as_text(bundle: Path, fmt: str) -> Path:
+def ensure_as_text(bundle: Path, fmt: str, quote_all: bool = False) -> Path:
     """The workload written as CSV or JSONL (`fmt`) by the simulator's writer, every table read back
     from its Parquet file: the format's other encodings, which a casino's system may as well write,
-    must give the same findings. Its manifest: `carry_manifest`. Derived once from the workload's
-    files."""
+    must give the same findings. `quote_all`: CSV with every cell quoted (a fifth of its bytes are
+    quotes, each of which the reader checks is where strict CSV puts it). Its manifest:
+    `carry_manifest`. Derived once from the workload's files."""
     import pyarrow.parquet as pq
 
     from auditor.simulate.writer import write_table
 
-    derived = bundle.parent / f"{bundle.name}-{fmt}"
+    derived = bundle.parent / f"{bundle.name}-{fmt}{'-quoted' if quote_all else ''}"
     if (derived / "manifest.json").exists():
         return derived
     print(f"deriving {derived} (the workload written as {fmt.upper()}) ...", flush=True)
     derived.mkdir(parents=True, exist_ok=True)
     for path in sorted(bundle.glob("*.parquet")):
-        write_table(pq.read_table(path).to_pandas(), path.stem, derived, fmt)
+        write_table(pq.read_table(path).to_pandas(), path.stem, derived, fmt, quote_all=quote_all)
     carry_manifest(bundle, derived, "." + fmt)
     return derived
 
@@ -635,7 +636,7 @@ def main() -> None:
     parser.add_argument("--clock-offset", action="store_true", help="also audit the workload with every wheel bet an hour late (millions of findings)")
     parser.add_argument("--shuffled", action="store_true", help="also audit the workload with every table's rows in a random order")
     parser.add_argument("--uuid-ids", action="store_true", help="also audit the workload with every id a UUID, in no order")
-    parser.add_argument("--text-formats", action="store_true", help="also audit the workload written as CSV and as JSONL")
+    parser.add_argument("--text-formats", action="store_true", help="also audit the workload written as CSV (plain, and every cell quoted) and as JSONL")
     parser.add_argument("--copies", type=int, default=0, metavar="N",
                         help="also audit by partition the day split played N times over, one copy after another (implies --by-partition)")
     parser.add_argument("--child", nargs=2, type=Path, help=argparse.SUPPRESS)
@@ -808,10 +809,11 @@ def main() -> None:
         keyed = ensure_uuid_ids(bundle)
         derived_audit("every id a UUID (ids in no order)", keyed, keyed, read_s, workers)
     if args.text_formats:
-        for fmt in ("csv", "jsonl"):
-            written = ensure_as_text(bundle, fmt)
+        for fmt, quote_all in (("csv", False), ("csv", True), ("jsonl", False)):
+            written = ensure_as_text(bundle, fmt, quote_all)
             size = sum(p.stat().st_size for p in written.glob("*." + fmt)) / 1e9
-            derived_audit(f"the workload written as {fmt.upper()} ({size:.1f} GB)", written, bundle, read_s, workers)
+            derived_audit(f"the workload written as {fmt.upper()}{', every cell quoted' if quote_all else ''} ({size:.1f} GB)", written, bundle, read_s,
+                          workers)
     if "pandera" in report:
         print("\nthe same checks written with pandera (same frames; rows each flags)")
         print(f"  {'rule':8s} {'rows':>10s} {'auditor':>10s} {'pandera':>10s} {'ratio':>7s} {'flagged':>17s}")

@@ -61,7 +61,8 @@ def _keys(path: Path) -> Counter:
 @pytest.mark.parametrize("seed", [21, 22])
 def test_row_order_and_file_format_carry_no_meaning(tmp_path: Path, seed: int) -> None:
     """The log format says order comes from the columns, never from rows: the same play with every
-    table's rows shuffled, each table in another format, gives the same findings."""
+    table's rows shuffled, each table in another format (CSV with every cell quoted among them),
+    gives the same findings."""
     from auditor.simulate.writer import write_table
 
     sim = simulate(tmp_path / "a", seed=seed, rounds=600, fmt="parquet", plant_rate=0.05)
@@ -69,7 +70,8 @@ def test_row_order_and_file_format_carry_no_meaning(tmp_path: Path, seed: int) -
     (tmp_path / "b").mkdir()
     for i, (name, frame) in enumerate(sorted(sim.frames.items())):
         shuffled = frame.iloc[rng.permutation(len(frame))].reset_index(drop=True)
-        write_table(shuffled, name, tmp_path / "b", ("csv", "jsonl", "parquet")[(i + seed) % 3])
+        fmt, quote_all = (("csv", False), ("csv", True), ("jsonl", False), ("parquet", False))[(i + seed) % 4]
+        write_table(shuffled, name, tmp_path / "b", fmt, quote_all=quote_all)
     original = _keys(tmp_path / "a")
     assert len({k[0] for k in original}) >= 40
     assert _keys(tmp_path / "b") == original

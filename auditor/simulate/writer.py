@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from collections.abc import Set as AbstractSet
 from pathlib import Path
@@ -54,7 +55,9 @@ def _text_frame(frame: pd.DataFrame, table: str) -> pd.DataFrame:
     return out
 
 
-def write_table(frame: pd.DataFrame, table: str, directory: Path, fmt: str) -> Path:
+def write_table(frame: pd.DataFrame, table: str, directory: Path, fmt: str, quote_all: bool = False) -> Path:
+    """`frame` as the file of `table` in `directory` in `fmt` (csv, jsonl or parquet); `quote_all`: every
+    CSV cell quoted, an empty one as "" (as csv.QUOTE_ALL writes it), as some systems write CSV."""
     frame = typed(frame, table)
     if fmt == "parquet":
         path = directory / f"{table}.parquet"
@@ -67,7 +70,7 @@ def write_table(frame: pd.DataFrame, table: str, directory: Path, fmt: str) -> P
     text = _text_frame(frame, table)
     if fmt == "csv":
         path = directory / f"{table}.csv"
-        text.to_csv(path, index=False, lineterminator="\n")
+        text.to_csv(path, index=False, lineterminator="\n", quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL)
         return path
     path = directory / f"{table}.jsonl"
     records = text.astype(object).where(text.notna(), None).to_dict(orient="records")
