@@ -352,6 +352,63 @@ def test_wrong_number_of_cells_and_bad_utf8(tmp_path: Path) -> None:
     assert f.rows_read == f.rows_audited + f.rows_quarantined == 4
 
 
+def _jsonl_lines(tmp_path: Path, edit: Callable[[list[str]], None]) -> Path:
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    rows = [coup(f"C{n}") for n in (1, 2, 3)]
+    lines = [json.dumps({k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in r.items()}) for r in rows]
+    edit(lines)
+    (tmp_path / "cdf_coups.jsonl").write_text("\n".join(lines) + "\n")
+    return tmp_path
+
+
+def test_a_jsonl_line_that_gives_a_key_twice_is_a_bad_line(tmp_path: Path) -> None:
+    # Which of the two banks is meant cannot be told: Python's json kept the last, silently.
+    def twice(lines: list[str]) -> None:
+        lines[1] = lines[1].replace('"bank_cents": ', '"bank_cents": 1, "bank_cents": ', 1)
+
+    bundle = load_bundle(_jsonl_lines(tmp_path, twice))
+    reasons = _reasons(bundle)
+    assert list(reasons) == [2] and "bank_cents" in reasons[2] and "more than once" in reasons[2]
+    assert list(bundle.frames["cdf_coups"]["coup_id"]) == ["C1", "C3"]
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity"])
+def test_a_jsonl_number_json_does_not_have_is_a_bad_line(tmp_path: Path, value: str) -> None:
+    # Python's json reads them; JSON has none: NaN was read as a missing bank ("required value missing").
+    def constant(lines: list[str]) -> None:
+        lines[1] = lines[1].replace('"bank_cents": 10000', f'"bank_cents": {value}', 1)
+
+    reasons = _reasons(load_bundle(_jsonl_lines(tmp_path, constant)))
+    assert list(reasons) == [2] and f"{value} is not a JSON value" in reasons[2]
+
+
+@pytest.mark.parametrize(("value", "kept"), [('{"x": "P2"}', False), ('["P2"]', False), ("12345", True)])
+def test_a_structure_where_the_format_has_text_is_a_bad_cell(tmp_path: Path, value: str, kept: bool) -> None:
+    # Its text ('{"x": "P2"}') passed for a player id. A number is text as written (an id a system
+    # keeps as a number).
+    def structure(lines: list[str]) -> None:
+        lines[1] = lines[1].replace('"player_id": "P2"', f'"player_id": {value}', 1)
+
+    bundle = load_bundle(_jsonl_lines(tmp_path, structure))
+    reasons = _reasons(bundle)
+    if kept:
+        assert not reasons and bundle.frames["cdf_coups"]["player_id"].iloc[1] == value
+    else:
+        assert list(reasons) == [2] and "player_id" in reasons[2] and "structure" in reasons[2]
+        assert list(bundle.frames["cdf_coups"]["coup_id"]) == ["C1", "C3"]
+
+
+def test_a_parquet_struct_where_the_format_has_text_is_a_bad_cell(tmp_path: Path) -> None:
+    write_bundle(tmp_path, {"tables": [CDF_TABLE], "cdf_coups": [coup("C1"), coup("C2")]}, fmt="parquet")
+    path = tmp_path / "cdf_coups.parquet"
+    table = pq.read_table(path)
+    at = table.schema.get_field_index("player_id")
+    pq.write_table(table.set_column(at, "player_id", pa.StructArray.from_arrays([table["player_id"].combine_chunks()], names=["x"])), path)
+    bundle = load_bundle(tmp_path)
+    reasons = _reasons(bundle)
+    assert list(reasons) == [1, 2] and all("structure" in r for r in reasons.values())
+
+
 def test_jsonl_keeps_types_and_reports_bad_lines(tmp_path: Path) -> None:
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
     rows = [coup("C1"), coup("C2")]

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.frames import coded, codes_in, is_text_categories, masked_numbers, text_array
+from auditor.loading.readers import JsonText
 from auditor.schema import CARD_PATTERN, Column, Table
 
 # Digits are ASCII: Python's \d also takes other scripts' digits ("١٢"), which no integer or time of
@@ -239,14 +240,31 @@ def _parse_date(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
     return (values.where(~bad) if bad.any() else values), bad, "not a date YYYY-MM-DD"
 
 
+# What a reader gives for a structure: a JSON object or array (`JsonText`), a Parquet struct (dict),
+# list (array) or map (list of pairs).
+_STRUCTURES = (JsonText, dict, list, tuple, np.ndarray)
+
+
+def _structures(raw: pd.Series) -> pd.Series:
+    """Which cells hold a structure rather than a value: only a column of Python objects can (a
+    column of text, numbers or categories cannot), one read line by line or from an odd file."""
+    if raw.dtype != object:
+        return pd.Series(False, index=raw.index)
+    found = np.fromiter((isinstance(v, _STRUCTURES) for v in raw.to_numpy()), dtype=bool, count=len(raw))
+    return pd.Series(found, index=raw.index)
+
+
 def _parse_str(raw: pd.Series, column: Column) -> tuple[pd.Series, pd.Series, str]:
     """Text as text. A column held as codes (`Column.held_as_codes`) that the reader gave as
     categories of text (Parquet) stays those categories: any text is a lawful value, so there is
-    nothing to look up. Any other column is text whatever the file held (an id a writer stored as a
-    dictionary): the rules read ids as text."""
+    nothing to look up. Any other column is text whatever scalar the file held (an id a writer
+    stored as a number or as a dictionary): the rules read ids as text. A structure is not a value:
+    its text (`{'x': 'P2'}`) would pass for an id, so it is a bad cell."""
     if column.held_as_codes and is_text_categories(raw):
         return raw, pd.Series(False, index=raw.index), ""
-    return as_text(raw), pd.Series(False, index=raw.index), ""
+    bad = _structures(raw)
+    text = as_text(raw)
+    return (text.where(~bad) if bad.any() else text), bad, "not text but a structure (a JSON object or array; a Parquet struct, list or map)"
 
 
 def _enum_cells(raw: pd.Series) -> pd.Series:

@@ -598,9 +598,15 @@ def quoted_record(physical: list[bytes], first: int, width: int) -> tuple[list[s
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+class JsonText(str):
+    """The JSON text of an object or array that a JSONL line holds where a value belongs: text that
+    can be shown and compared like any cell, and that the typing knows for a structure (a bad cell
+    where the format has text: `{"x": "P2"}` is no player id)."""
+
+
 def _json_cell(value: object) -> object:
     if isinstance(value, (dict, list)):
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+        return JsonText(json.dumps(value, ensure_ascii=False, sort_keys=True))
     return value
 
 
@@ -743,11 +749,39 @@ def read_jsonl(path: Path, text_columns: list[str] | None = None, int_columns: l
     return _read_jsonl_careful(_open_text(path))
 
 
+class _KeysGivenTwice(dict):  # type: ignore[type-arg]
+    """A JSON object that gives a key more than once (holding the last value, as Python's json
+    keeps it), with the keys it repeats."""
+
+    repeated: list[str]
+
+
+def _json_object(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    twice = _KeysGivenTwice(obj)
+    twice.repeated = sorted(k for k, n in Counter(k for k, _ in pairs).items() if n > 1)
+    return twice
+
+
+def _not_json(name: str) -> object:
+    # Python's json reads NaN and Infinity, which JSON (RFC 8259) does not have: a NaN amount read
+    # as a missing one would be quarantined for the wrong reason ("required value missing").
+    raise ValueError(f"{name} is not a JSON value")
+
+
+# One decoder for every line (json.loads with an option builds one per call), over text decoded as
+# UTF-8, as the format says (json.loads would take bytes for UTF-16, or UTF-8 with surrogates).
+_JSON = json.JSONDecoder(object_pairs_hook=_json_object, parse_constant=_not_json)
+
+
 def _parse_line(raw: bytes, number: int, record: bool = True) -> tuple[dict[str, object] | None, LineError | None]:
     """One stripped, non-blank JSONL line: its record (its cells as `_json_cell` gives them; with
-    `record` false, only judged), or why it is a bad line."""
+    `record` false, only judged), or why it is a bad line. A line that gives a key twice is bad:
+    which value is meant cannot be told (pyarrow refuses such a line too)."""
     try:
-        obj = json.loads(raw)
+        obj = _JSON.decode(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:  # said as a CSV line's is
         return None, LineError(number, f"not UTF-8 text at byte {exc.start + 1}", raw[:80].decode("utf-8", "replace"))
     except (ValueError, RecursionError) as exc:
@@ -755,6 +789,9 @@ def _parse_line(raw: bytes, number: int, record: bool = True) -> tuple[dict[str,
         return None, LineError(number, f"not a JSON object: {type(exc).__name__}: {str(exc)[:120]}", raw[:80].decode("utf-8", "replace"))
     if not isinstance(obj, dict):
         return None, LineError(number, "not a JSON object", raw[:80].decode("utf-8", "replace"))
+    if isinstance(obj, _KeysGivenTwice):
+        keys = ", ".join(obj.repeated[:5]) + (" ..." if len(obj.repeated) > 5 else "")
+        return None, LineError(number, f"a key given more than once in one record: {keys[:120]}", raw[:80].decode("utf-8", "replace"))
     if not record and b"\\u" not in raw:
         return obj, None
     cells = {k: _json_cell(v) for k, v in obj.items()}
