@@ -871,12 +871,15 @@ def test_jsonl_reads_the_same_by_pyarrow_and_line_by_line(tmp_path: Path, monkey
         row = {k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()}
         pick = rng.random()
         if pick < 0.1:
-            lines.append(["{oops", "", "[1, 2]"][i % 3])
+            twice = json.dumps(row).replace('"bank_cents": ', '"bank_cents": 5, "bank_cents": ', 1)
+            lines.append(["{oops", "", "[1, 2]", twice, json.dumps(row).replace('"bank_cents": 10000', '"bank_cents": NaN')][i % 5])
             continue
         if pick < 0.25:
             row["bank_cents"] = odd[int(rng.integers(0, len(odd)))]
         elif pick < 0.3:
             row["ts"] = ["2026-03-02T20:00:00", "x", None][i % 3]
+        elif pick < 0.35:
+            row["player_id"] = [{"x": "P2"}, ["P2"], 12345][i % 3]
         lines.append(json.dumps(row))
     (tmp_path / "cdf_coups.jsonl").write_text("\n".join(lines) + ("\n" if seed % 2 else ""))
 
