@@ -260,8 +260,8 @@ def read_csv(path: Path) -> RawTable:
             return read
     # A blank line, bad UTF-8 (pyarrow fails the whole file), a quote left open (pyarrow reads on
     # into the next lines) or a quote strict CSV refuses (pyarrow reads '"10"0' as 100): those lines
-    # are set aside and the others read by pyarrow, each row named by its own line. Read line by line instead, a 313 MB file with one such line took the audit
-    # 46 s and 1.9 GB more.
+    # are set aside and the others read by pyarrow, each row named by its own line. Read line by
+    # line instead, a 313 MB file with one such line took the audit 46 s and 1.9 GB more.
     aside = _set_aside(data, names)
     del data
     mended = _read_csv_kept(*aside, names) if aside is not None else None
