@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -380,6 +381,22 @@ def test_a_jsonl_number_json_does_not_have_is_a_bad_line(tmp_path: Path, value: 
 
     reasons = _reasons(load_bundle(_jsonl_lines(tmp_path, constant)))
     assert list(reasons) == [2] and f"{value} is not a JSON value" in reasons[2]
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity"])
+def test_a_jsonl_nan_read_by_pyarrow_is_a_bad_line_too(tmp_path: Path, value: str) -> None:
+    # pyarrow reads NaN and Infinity into a number column (revolutions), where Python's json, told
+    # they are not JSON, refuses the line: both readings give the same bad line.
+    from auditor.loading import readers
+
+    write_bundle(tmp_path, wheel([spin(f"W1-{n}", n=n) for n in (1, 2, 3)]), fmt="jsonl")
+    path = tmp_path / "wheel_spins.jsonl"
+    lines = path.read_text().splitlines()
+    lines[1] = re.sub(r'"revolutions": [0-9.]+', f'"revolutions": {value}', lines[1])
+    path.write_text("\n".join(lines) + "\n")
+    reasons = _reasons(load_bundle(tmp_path))
+    assert list(reasons) == [2] and f"{value} is not a JSON value" in reasons[2]
+    assert readers._jsonl_table(path.read_bytes(), ["spin_id"], []) is None
 
 
 @pytest.mark.parametrize(("value", "kept"), [('{"x": "P2"}', False), ('["P2"]', False), ("12345", True)])

@@ -649,6 +649,10 @@ def _jsonl_arrow(source: io.BytesIO | str, lines: int, text_columns: list[str], 
         return None  # the careful path refuses an integer of more digits, as a CSV cell's reading does
     if table.num_rows != lines:
         return None
+    if any(pa.types.is_floating(f.type) and _not_finite(table.column(f.name)) for f in table.schema):
+        # pyarrow reads NaN and Infinity, which JSON does not have (1e400 it refuses): only those can
+        # put them in a number column. Python's json, told so (`_not_json`), finds those lines bad.
+        return None
     if any(pa.types.is_string(f.type) and any(len(invalid_utf8(c)) for c in table.column(f.name).chunks) for f in table.schema):
         return None  # pyarrow's JSON reader passes bad UTF-8 into a string: the line is found bad one by one
     present = [n for n in text_columns if n in table.column_names]
@@ -707,6 +711,11 @@ def _plain_jsonl_shape(path: Path) -> _TextShape | None:
     if shape is None or not shape.end or shape.blank_line or shape.starts_blank or shape.bom:
         return None
     return shape
+
+
+def _not_finite(values: pa.ChunkedArray) -> bool:
+    """Whether a float column holds a NaN or an infinity."""
+    return bool(pc.any(pc.invert(pc.is_finite(values))).as_py())
 
 
 def _beyond_18_digits(values: pa.ChunkedArray) -> bool:
