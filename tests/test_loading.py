@@ -399,6 +399,23 @@ def test_a_jsonl_nan_read_by_pyarrow_is_a_bad_line_too(tmp_path: Path, value: st
     assert readers._jsonl_table(path.read_bytes(), ["spin_id"], []) is None
 
 
+@pytest.mark.parametrize("line", ["null", "{}"])
+def test_a_jsonl_line_of_null_reads_as_line_by_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str) -> None:
+    # pyarrow reads `null` as a row of nulls (each cell "required value missing"); it is not a JSON
+    # object. `{}` is one, with every value missing.
+    from auditor.loading import readers
+
+    def replace(lines: list[str]) -> None:
+        lines[1] = line
+
+    path = _jsonl_lines(tmp_path, replace)
+    reasons = sorted(_reasons(load_bundle(path)).items())
+    assert [n for n, _ in reasons] == [2] and ("not a JSON object" in reasons[0][1]) == (line == "null")
+    monkeypatch.setattr(readers, "_jsonl_table", lambda *_: None)
+    monkeypatch.setattr(readers, "_jsonl_arrow", lambda *_: None)
+    assert sorted(_reasons(load_bundle(path)).items()) == reasons
+
+
 @pytest.mark.parametrize(("value", "kept"), [('{"x": "P2"}', False), ('["P2"]', False), ("12345", True)])
 def test_a_structure_where_the_format_has_text_is_a_bad_cell(tmp_path: Path, value: str, kept: bool) -> None:
     # Its text ('{"x": "P2"}') passed for a player id. A number is text as written (an id a system

@@ -649,6 +649,8 @@ def _jsonl_arrow(source: io.BytesIO | str, lines: int, text_columns: list[str], 
         return None  # the careful path refuses an integer of more digits, as a CSV cell's reading does
     if table.num_rows != lines:
         return None
+    if _has_empty_row(table):
+        return None  # a line `null` (not a JSON object, to Python's json) is a row of nulls to pyarrow
     if any(pa.types.is_floating(f.type) and _not_finite(table.column(f.name)) for f in table.schema):
         # pyarrow reads NaN and Infinity, which JSON does not have (1e400 it refuses): only those can
         # put them in a number column. Python's json, told so (`_not_json`), finds those lines bad.
@@ -711,6 +713,21 @@ def _plain_jsonl_shape(path: Path) -> _TextShape | None:
     if shape is None or not shape.end or shape.blank_line or shape.starts_blank or shape.bom:
         return None
     return shape
+
+
+def _has_empty_row(table: pa.Table) -> bool:
+    """Whether a row of `table` is null in every column (as pyarrow reads a line `null`, or `{}`).
+    Told at once when some column has no null at all, as an id column has."""
+    if not table.num_rows:
+        return False
+    if not table.num_columns:
+        return True
+    if any(column.null_count == 0 for column in table.columns):
+        return False
+    empty = pc.is_null(table.column(0))
+    for column in table.columns[1:]:
+        empty = pc.and_(empty, pc.is_null(column))
+    return bool(pc.any(empty).as_py())
 
 
 def _not_finite(values: pa.ChunkedArray) -> bool:
