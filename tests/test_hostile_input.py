@@ -255,3 +255,21 @@ def test_files_the_manifest_does_not_vouch_for_are_noted(tmp_path: Path) -> None
     assert notes == ["1 file(s) audited are not listed in the manifest, so no digest vouches for them: cdf_coups.csv"]
     assert "no digest vouches for them: cdf_coups.csv" in result.output
     assert "no digest vouches for them: cdf_coups.csv" in runner.invoke(app, ["validate", str(tmp_path / "b")]).output
+
+
+@pytest.mark.parametrize("first", ["null", "  null ", "null\r"])
+def test_a_jsonl_file_whose_first_line_is_null_is_audited_not_a_crash(tmp_path: Path, first: str) -> None:
+    # pyarrow's JSON reader (26.0) ends the process with a segmentation fault on a text whose first
+    # row is `null`: the audit died without a word. Run in a child process, so that a crash is a
+    # failed test rather than the end of the test run.
+    import subprocess
+    import sys
+
+    write_bundle(tmp_path / "b", {"tables": [CDF_TABLE]})
+    rows = [json.dumps({k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in coup(f"C{n}").items()}) for n in (1, 2)]
+    (tmp_path / "b" / "cdf_coups.jsonl").write_text("\n".join([first, *rows]) + "\n")
+    done = subprocess.run([sys.executable, "-m", "auditor", "audit", str(tmp_path / "b"), "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 1, (done.returncode, done.stderr[-500:])
+    quarantined = [json.loads(line) for line in (tmp_path / "out" / "violations.jsonl").read_text().splitlines()]
+    assert [f["source"] for f in quarantined if f["rule"] == "LOG001"] == ["cdf_coups.jsonl:1"]

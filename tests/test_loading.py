@@ -923,6 +923,12 @@ def test_jsonl_reads_the_same_by_pyarrow_and_line_by_line(tmp_path: Path, monkey
         return sorted(zip(bundle.quarantine["line"], bundle.quarantine["reason"], strict=True)), frame.where(frame.notna(), None).values.tolist()
 
     by_pyarrow = read()
+    # Bad lines found by pyarrow a half at a time down to runs of 1, 2 or 3 lines (`_by_halves`), and
+    # the budget for it spent at once: the same.
+    for leaf, budget in ((1, 3), (2, 3), (3, 1), (2, 0)):
+        monkeypatch.setattr(readers, "_LEAF_LINES", leaf)
+        monkeypatch.setattr(readers, "_HALVES_BUDGET", budget)
+        assert read() == by_pyarrow
     monkeypatch.setattr(readers, "_jsonl_table", lambda *_: None)
     assert read() == by_pyarrow
 
