@@ -7,9 +7,13 @@ rows read = rows audited + rows quarantined, and write one JSON object a line of
 as many as summary.json counts. Each run that does not is printed and its bundle kept. Its first
 rounds (2026-12-04) found a CSV header with a carriage return, strings of bad UTF-8 in Parquet and
 JSONL, a manifest escaping half a surrogate pair and a part's footer naming a column in bad UTF-8,
-each of which ended the audit.
+each of which ended the audit. The "scalar" mutation (a line made a JSON value but no object) was
+added after a probe found pyarrow's JSON reader crashing the process on a row `null`.
 
     .venv/bin/python tests/fuzz_bytes.py --runs 500 --seed 0 --work /tmp/fuzz
+
+Should the process itself die (exit 139: a crash in a native library), WORK/current.txt names the run
+it died in and WORK/run holds its bundle.
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ def mutate(data: bytearray, rng: random.Random) -> list[str]:
         if not data:
             break
         at = rng.randrange(len(data))
-        op = rng.choice(["flip", "byte", "insert", "delete", "cut", "line"])
+        op = rng.choice(["flip", "byte", "insert", "delete", "cut", "line", "scalar"])
         if op == "flip":
             data[at] ^= 1 << rng.randrange(8)
         elif op == "byte":
@@ -62,10 +66,13 @@ def mutate(data: bytearray, rng: random.Random) -> list[str]:
             del data[at : at + rng.randrange(1, 40)]
         elif op == "cut":
             del data[at:]
-        else:  # a line written twice
+        elif op == "line":  # a line written twice
             end, start = data.find(b"\n", at), data.rfind(b"\n", 0, at)
             if end > 0:
                 data[end:end] = data[start:end]
+        else:  # a line that is a JSON value but no object (a row `null` crashed pyarrow's JSON reader)
+            end, start = data.find(b"\n", at), data.rfind(b"\n", 0, at) + 1
+            data[start : end if end >= 0 else len(data)] = rng.choice([b"null", b"null null", b"true", b"[]", b'"s"', b"5"])
         done.append(op)
     return done
 
@@ -106,6 +113,9 @@ def main() -> int:
         data = bytearray(victim.read_bytes())
         done = mutate(data, rng)
         victim.write_bytes(bytes(data))
+        # Written before the audit: a native library's crash ends this process too, and leaves only
+        # this file and the bundle in work/run to say which run it was.
+        (args.work / "current.txt").write_text(f"seed {seed}: {kind} {victim.relative_to(bundle)} {done}\n", encoding="utf-8")
         problem = problem_of(bundle, args.work / "run" / "out", by_partition=kind == "parts")
         if problem:
             failed += 1
