@@ -866,53 +866,65 @@ def _parse_line(raw: bytes, number: int, record: bool = True) -> tuple[dict[str,
 # type fails pyarrow in every half, though each line is good JSON).
 _LEAF_LINES = 256
 _HALVES_BUDGET = 3
-_MAX_BLANKS = 10_000
-_BLANK_NEXT = re.compile(rb"\n(?=[ \t\r\x0b\x0c]*(?:\n|\Z))")  # a line end before a blank line (bytes.strip's blanks)
+_MAX_APART = 10_000
 
 
 def _good_lines(data: bytes) -> tuple[Iterator[tuple[int, int]], np.ndarray, list[LineError]]:
     """The byte spans of the runs of good lines (in order), the number of each good line, and the
-    bad lines; blank lines are neither. pyarrow judges the text between blank lines a half at a time:
-    a half it reads whole, one JSON object a line (`_all_objects`), is a run of good lines; another
-    is halved again, down to runs of `_LEAF_LINES` judged by Python's json line by line
-    (`_judge_lines`). A file with one bad line, most often its last one cut short, costs about
-    one more of pyarrow's readings of its text rather than Python's parse of every line (a 267 MB
-    file whose last line is cut short, read whole: 8.2-9.4 -> 5.5-6.9 s, of which the reading that
-    failed and the one of the good lines after take 2.9 s). Judged line by line: a text of bad UTF-8 (pyarrow passes it into a string) or of
-    more than `_MAX_BLANKS` blank lines, and whatever is left once pyarrow has read the text
-    `_HALVES_BUDGET` times over."""
+    bad lines; blank lines are neither. The lines set apart (`_lines_apart`: blank, or not beginning
+    as an object does, which pyarrow must never see) are judged one by one by Python's json
+    (`_judge_lines`); pyarrow judges the text between them a half at a time: a half it reads whole,
+    one JSON object a line (`_all_objects`), is a run of good lines; another is halved again, down
+    to runs of `_LEAF_LINES` judged by Python. A file with one bad line, most often its last one
+    cut short, costs about one more of pyarrow's readings of its text rather than Python's parse
+    of every line (a 267 MB file whose last line is cut short, read whole: 8.2-9.4 -> 5.5-6.9 s, of
+    which the reading that failed and the one of the good lines after take 2.9 s). Judged line by
+    line: a text of bad UTF-8 (pyarrow passes it into a string) or of more than `_MAX_APART` lines
+    set apart, and whatever is left once pyarrow has read the text `_HALVES_BUDGET` times over."""
     runs: list[tuple[int, int]] = []
     numbers: list[np.ndarray] = []
     errors: list[LineError] = []
-    blanks = _blank_lines(data) if _is_utf8(data) else None
-    if blanks is None:
+    apart = _lines_apart(data) if _is_utf8(data) else None
+    if apart is None:
         _judge_lines(data, 0, len(data), 1, runs, numbers, errors)
     else:
         budget = [_HALVES_BUDGET * len(data)]
         start, number = 0, 1
-        for blank in [*blanks, len(data) + 1]:  # the offset each blank line begins at; then the text's end
-            if blank > start:  # the lines from `start` up to the line end before the blank line
-                lines = data.count(b"\n", start, blank - 1) + 1
-                # The whole text, without blank lines, is known to fail pyarrow (its reading came first).
-                _by_halves(data, start, blank - 1, number, lines, runs, numbers, errors, budget, known_bad=not blanks)
+        for line in [*apart, len(data) + 1]:  # the offset each line set apart begins at; then the text's end
+            if line > start:  # the lines from `start` up to the line end before it
+                lines = data.count(b"\n", start, line - 1) + 1
+                # The whole text, with no line set apart, is known to fail pyarrow (its reading came first).
+                _by_halves(data, start, line - 1, number, lines, runs, numbers, errors, budget, known_bad=not apart)
                 number += lines
-            number += 1  # the blank line
-            after = data.find(b"\n", blank)
-            start = len(data) + 1 if after < 0 else after + 1
+            if line > len(data):
+                break
+            end = data.find(b"\n", line)
+            end = len(data) if end < 0 else end
+            _judge_lines(data, line, end, number, runs, numbers, errors)
+            number += 1
+            start = end + 1
     errors.sort(key=lambda e: e.line)
     return iter(runs), np.concatenate(numbers) if numbers else np.zeros(0, dtype=np.int64), errors
 
 
-def _blank_lines(data: bytes) -> list[int] | None:
-    """The offsets at which the blank lines of `data` begin (the line after a last line end among
-    them), or None when there are more than `_MAX_BLANKS`."""
+# A line end before a line that is blank (bytes.strip's blanks) or begins, after JSON's blanks, with
+# anything but `{`.
+_APART_NEXT = re.compile(rb"\n(?=[ \t\r\x0b\x0c]*(?:\n|\Z)|[ \t\r]*[^{ \t\r\n])")
+
+
+def _lines_apart(data: bytes) -> list[int] | None:
+    """The offsets at which the lines of `data` that pyarrow must not read begin: blank ones (the
+    line after a last line end among them), whose numbers pyarrow would not keep, and those that do
+    not begin as an object does (`_rows_not_objects`: a row `null` crashes it). None when there
+    are more than `_MAX_APART`."""
     first = data.find(b"\n")
-    blanks = [0] if not data[: first if first >= 0 else len(data)].strip() else []
-    for found in _BLANK_NEXT.finditer(data):
-        blanks.append(found.start() + 1)
-        if len(blanks) > _MAX_BLANKS:
+    head = data[: first if first >= 0 else len(data)]
+    apart = [0] if not head.strip() or not head.lstrip(b" \t\r").startswith(b"{") else []
+    for found in _APART_NEXT.finditer(data):
+        apart.append(found.start() + 1)
+        if len(apart) > _MAX_APART:
             return None
-    return blanks
+    return apart
 
 
 def _by_halves(data: bytes, start: int, stop: int, number: int, lines: int, runs: list[tuple[int, int]], numbers: list[np.ndarray],
@@ -943,11 +955,10 @@ def _by_halves(data: bytes, start: int, stop: int, number: int, lines: int, runs
 
 
 def _all_objects(text: pa.Buffer, lines: int) -> bool:
-    """Whether pyarrow reads `text` (`lines` lines, none blank) as one JSON object a line that
-    Python's json would read too: not a line `null` (a row of nulls), no NaN or Infinity (which
-    JSON has not), no nested values (Python's parser has a depth limit pyarrow's has not)."""
-    if _rows_not_objects(memoryview(text)):
-        return False
+    """Whether pyarrow reads `text` (`lines` lines, none blank, each beginning with `{`: see
+    `_lines_apart`) as one JSON object a line that Python's json would read too: no row of nulls,
+    no NaN or Infinity (which JSON has not), no nested values (Python's parser has a depth limit
+    pyarrow's has not)."""
     try:
         table = pajson.read_json(pa.BufferReader(text), read_options=pajson.ReadOptions(block_size=1 << 24, use_threads=True))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
