@@ -610,6 +610,21 @@ def _json_cell(value: object) -> object:
     return value
 
 
+# A line whose first byte, after blanks, cannot begin a JSON object (blank lines aside).
+_ROW_NOT_OBJECT = re.compile(rb"\n[ \t\r]*[^{ \t\r\n]")
+_UNFIT_LINE = re.compile(rb"\n(?:\r?\n|[ \t\r]*[^{ \t\r\n])")  # either of _BLANK_LINE and _ROW_NOT_OBJECT
+_FIRST_ROW_NOT_OBJECT = re.compile(rb"[ \t\r\n]*[^{ \t\r\n]")
+
+
+def _rows_not_objects(text: bytes) -> bool:
+    """Whether a line of a JSONL text begins, after blanks, with anything but `{`. pyarrow's JSON
+    reader (26.0) ends the process with a segmentation fault on a row `null` at the start of one of
+    its blocks, wherever that falls: a text holding a line that is not an object is never handed to
+    it (the line is a bad one, which Python finds). One pass of the expression, which skips from
+    line end to line end (267 MB: 0.1 s)."""
+    return _FIRST_ROW_NOT_OBJECT.match(text) is not None or _ROW_NOT_OBJECT.search(text) is not None
+
+
 def _jsonl_table(data: bytes, text_columns: list[str], int_columns: list[str]) -> pa.Table | None:
     """pyarrow's JSON reader over `data` (`_jsonl_arrow`), when its lines can be numbered as its
     records: no blank line, nothing blank before the first (line numbers would shift)."""
@@ -744,24 +759,6 @@ def _has_empty_row(table: pa.Table) -> bool:
     for column in table.columns[1:]:
         empty = pc.and_(empty, pc.is_null(column))
     return bool(pc.any(empty).as_py())
-
-
-_JSON_BLANKS = b" \t\r\n"
-
-
-# A line whose first byte, after blanks, cannot begin a JSON object (blank lines aside).
-_ROW_NOT_OBJECT = re.compile(rb"\n[ \t\r]*[^{ \t\r\n]")
-_UNFIT_LINE = re.compile(rb"\n(?:\r?\n|[ \t\r]*[^{ \t\r\n])")  # either of _BLANK_LINE and _ROW_NOT_OBJECT
-_FIRST_ROW_NOT_OBJECT = re.compile(rb"[ \t\r\n]*[^{ \t\r\n]")
-
-
-def _rows_not_objects(text: bytes | memoryview) -> bool:
-    """Whether a line of a JSONL text begins, after blanks, with anything but `{`. pyarrow's JSON
-    reader (26.0) ends the process with a segmentation fault on a row `null` at the start of one of
-    its blocks, wherever that falls: a text holding a line that is not an object is never handed to
-    it (the line is a bad one, which Python finds). One pass of the expression, which skips from
-    line end to line end (267 MB: 0.1 s)."""
-    return _FIRST_ROW_NOT_OBJECT.match(text) is not None or _ROW_NOT_OBJECT.search(text) is not None
 
 
 def _not_finite(values: pa.ChunkedArray) -> bool:
