@@ -664,13 +664,7 @@ def _jsonl_arrow(source: io.BytesIO | str, lines: int, text_columns: list[str], 
         return None
     if any(pa.types.is_integer(f.type) and _beyond_18_digits(table.column(f.name)) for f in table.schema if f.name in int_columns):
         return None  # the careful path refuses an integer of more digits, as a CSV cell's reading does
-    if table.num_rows != lines:
-        return None
-    if _has_empty_row(table):
-        return None  # a line `null` (not a JSON object, to Python's json) is a row of nulls to pyarrow
-    if any(pa.types.is_floating(f.type) and _not_finite(table.column(f.name)) for f in table.schema):
-        # pyarrow reads NaN and Infinity, which JSON does not have (1e400 it refuses): only those can
-        # put them in a number column. Python's json, told so (`_not_json`), finds those lines bad.
+    if not _a_row_a_line(table, lines):
         return None
     if any(pa.types.is_string(f.type) and any(len(invalid_utf8(c)) for c in table.column(f.name).chunks) for f in table.schema):
         return None  # pyarrow's JSON reader passes bad UTF-8 into a string: the line is found bad one by one
@@ -744,6 +738,17 @@ def _plain_jsonl_shape(path: Path) -> _TextShape | None:
     if shape is None or not shape.end or shape.blank_line or shape.starts_blank or shape.bom or shape.rows_not_objects:
         return None
     return shape
+
+
+def _a_row_a_line(table: pa.Table, lines: int) -> bool:
+    """Whether pyarrow's reading of a JSONL text of `lines` lines is one row a line, each one that
+    Python's json reads as an object too: not two objects on a line, no row of nulls (a line `null`
+    is not an object to Python's json), no NaN or Infinity in a number column (pyarrow reads them,
+    JSON has not them, and Python's json, told so by `_not_json`, finds such lines bad; 1e400 pyarrow
+    refuses)."""
+    if table.num_rows != lines or _has_empty_row(table):
+        return False
+    return not any(pa.types.is_floating(f.type) and _not_finite(table.column(f.name)) for f in table.schema)
 
 
 def _has_empty_row(table: pa.Table) -> bool:
@@ -960,9 +965,7 @@ def _all_objects(text: pa.Buffer, lines: int) -> bool:
         table = pajson.read_json(pa.BufferReader(text), read_options=pajson.ReadOptions(block_size=1 << 24, use_threads=True))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
         return False
-    if table.num_rows != lines or _has_empty_row(table):
-        return False
-    return not any(pa.types.is_nested(f.type) or (pa.types.is_floating(f.type) and _not_finite(table.column(f.name))) for f in table.schema)
+    return _a_row_a_line(table, lines) and not any(pa.types.is_nested(f.type) for f in table.schema)
 
 
 def _judge_lines(data: bytes, start: int, stop: int, number: int, runs: list[tuple[int, int]], numbers: list[np.ndarray],
