@@ -298,13 +298,11 @@ def test_no_jsonl_text_with_a_row_that_is_not_an_object_goes_to_pyarrow(tmp_path
         assert not shape.rows_not_objects
 
 
-@pytest.mark.xfail(strict=True, reason="known crash, not fixed yet: pyarrow 26's JSON reader segfaults when a column it infers "
-                   "(a boolean here) is booleans in one 16 MiB block and numbers in the next. Declaring every column to it "
-                   "was tried (2026-12-04) and sent the month written by the simulator, whose JSONL booleans are strings, "
-                   "to the line-by-line reading: 25 s -> 430 s. See the session note.")
 def test_a_jsonl_column_whose_values_change_kind_where_pyarrow_starts_a_block_is_audited_not_a_crash(tmp_path: Path) -> None:
     # As when a system starts writing `stop_card` as 0 instead of false mid-file, exactly where pyarrow
-    # starts its second block. Run in a child process, so that the crash fails this test only.
+    # would start its second block: pyarrow 26 crashed there when handed the whole file (fixed by
+    # reading it a block at a time, `readers._read_json`). Run in a child process, so that a crash
+    # fails this test only.
     import subprocess
     import sys
 
@@ -318,3 +316,6 @@ def test_a_jsonl_column_whose_values_change_kind_where_pyarrow_starts_a_block_is
     done = subprocess.run([sys.executable, "-m", "auditor", "audit", str(tmp_path / "b"), "--out", str(tmp_path / "out"), "--select", "LOG001"],
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, (done.returncode, done.stderr[-500:])
+    files = {f["name"]: f for f in json.loads((tmp_path / "out" / "summary.json").read_text())["files"]}
+    coups = files["cdf_coups.jsonl"]
+    assert (coups["rows_read"], coups["rows_audited"], coups["error"]) == (at + 2000, at + 2000, None)  # 0 is false, as in CSV

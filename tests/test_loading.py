@@ -929,8 +929,48 @@ def test_jsonl_reads_the_same_by_pyarrow_and_line_by_line(tmp_path: Path, monkey
         monkeypatch.setattr(readers, "_LEAF_LINES", leaf)
         monkeypatch.setattr(readers, "_HALVES_BUDGET", budget)
         assert read() == by_pyarrow
+    # The text read by pyarrow in pieces of a line or a few (`_read_json`): the same.
+    for block in (1, 300, 1000):
+        monkeypatch.setattr(readers, "_JSON_BLOCK", block)
+        assert read() == by_pyarrow
     monkeypatch.setattr(readers, "_jsonl_table", lambda *_: None)
     assert read() == by_pyarrow
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_jsonl_read_in_pieces_is_what_pyarrow_reads_in_one_block(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """pyarrow is handed a JSONL text a piece at a time (it crashes on blocks that disagree): the
+    pieces' tables put together are its reading of the whole text as one block, and where that
+    fails (a column of two kinds), so does this."""
+    import pyarrow.json as pajson
+
+    rng = np.random.default_rng(seed)
+    kinds = [7, -2**62, 2.5, True, False, "t", None, [1], {"x": 1}]
+    usual = {name: int(rng.integers(0, len(kinds))) for name in "abcd"}
+    lines = []
+    for _ in range(int(rng.integers(1, 40))):
+        row = {}
+        for name, kind in usual.items():
+            pick = rng.random()
+            if pick < 0.1:
+                continue  # the key absent from this line
+            row[name] = kinds[int(rng.integers(0, len(kinds)))] if pick < 0.13 else kinds[kind]
+        lines.append(json.dumps(row))
+    text = ("\n".join(lines) + "\n" * int(rng.integers(0, 2))).encode()
+    schema = pa.schema([("a", pa.string())]) if seed % 2 else None
+    try:
+        whole = pajson.read_json(pa.BufferReader(text), read_options=pajson.ReadOptions(block_size=len(text) + 1),
+                                 parse_options=pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="infer"))
+    except pa.ArrowInvalid:
+        whole = None
+    for block in (1, 50, 200, len(text)):
+        monkeypatch.setattr(readers, "_JSON_BLOCK", block)
+        pieces = readers._read_json(text, schema)
+        if whole is None or (any(pa.types.is_nested(t) for t in whole.schema.types) and len(list(readers._json_pieces(text))) > 1):
+            assert pieces is None  # lists and objects are refused in any case, and not put together
+        else:
+            assert pieces is not None and pieces.equals(whole), (block, pieces, whole)
+        assert readers._read_json((b"[1]\n" + text + b"\n[2]", 4, 4 + len(text)), schema) == pieces
 
 
 def test_jsonl_with_a_bad_line_and_a_number_for_text_is_read_line_by_line(tmp_path: Path) -> None:

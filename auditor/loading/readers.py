@@ -15,8 +15,9 @@ import os
 import re
 import zlib
 from array import array
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Collection, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -625,36 +626,131 @@ def _rows_not_objects(text: bytes) -> bool:
     return _FIRST_ROW_NOT_OBJECT.match(text) is not None or _ROW_NOT_OBJECT.search(text) is not None
 
 
+# pyarrow's JSON reader reads a text in blocks, each parsed apart, and infers the type of a column
+# from each block. When two blocks disagree (booleans in one, numbers in the next; numbers, then
+# lists or objects) pyarrow 26 ends the process with a segmentation fault, where within one block the
+# same switch is a clean error. So it is never handed more than one block: the text is cut at line
+# ends into pieces of about this size, each read alone as a single block, and their tables are put
+# together by `_one_table`, to which a disagreement is a refusal.
+_JSON_BLOCK = 1 << 24
+_JSON_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)
+
+JsonSource = bytes | str | tuple[bytes, int, int]  # a text, a file's path, or a span of a text
+
+
+def _json_pieces(source: JsonSource) -> Iterator[pa.Buffer]:
+    """`source`'s text in pieces of at least `_JSON_BLOCK` bytes (the last may be shorter), each
+    ending at a line end or the text's end; a file is read a block at a time, never held whole."""
+    if isinstance(source, str):
+        with open(source, "rb") as f:
+            carry = b""
+            while block := f.read(_JSON_BLOCK):
+                cut = block.rfind(b"\n") + 1
+                if not cut:
+                    carry += block  # a line longer than a block: the piece grows until it ends
+                    continue
+                yield pa.py_buffer(carry + block[:cut] if carry else block[:cut])
+                carry = block[cut:]
+            if carry:
+                yield pa.py_buffer(carry)
+        return
+    data, start, stop = (source, 0, len(source)) if isinstance(source, bytes) else source
+    whole = pa.py_buffer(data)
+    while start < stop:
+        cut = data.find(b"\n", min(start + _JSON_BLOCK, stop), stop)
+        end = stop if cut < 0 else cut + 1
+        yield whole.slice(start, end - start)
+        start = end
+
+
+def _read_piece(piece: pa.Buffer, schema: pa.Schema | None) -> pa.Table:
+    parse = pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="infer", newlines_in_values=False)
+    block = min(piece.size + 1, (1 << 31) - 1)  # the whole piece, one block
+    return pajson.read_json(pa.BufferReader(piece), read_options=pajson.ReadOptions(block_size=block, use_threads=False), parse_options=parse)
+
+
+def _read_json(source: JsonSource, schema: pa.Schema | None) -> pa.Table | None:
+    """pyarrow's reading of the JSON lines of `source` (`schema`: columns declared, the others
+    inferred) as one table (`_one_table`); None when it refuses them."""
+    tables = _read_json_pieces(source, schema)
+    return None if tables is None else _one_table(tables, schema)
+
+
+def _read_json_pieces(source: JsonSource, schema: pa.Schema | None) -> list[pa.Table] | None:
+    """pyarrow's reading of the JSON lines of `source` (`schema`: columns declared, the others
+    inferred), a table a piece of `_JSON_BLOCK`, on as many threads as there are cores, a few
+    pieces in flight at once. None when pyarrow refuses a piece, or a key is not UTF-8 (which
+    pyarrow holds and Python cannot name: found line by line)."""
+    workers = max(1, os.cpu_count() or 1)
+    tables: list[pa.Table] = []
+    pending: deque[Future[pa.Table]] = deque()
+    try:
+        with ThreadPoolExecutor(workers) as pool:
+            try:
+                for piece in _json_pieces(source):
+                    pending.append(pool.submit(_read_piece, piece, schema))
+                    if len(pending) > workers:
+                        tables.append(pending.popleft().result())
+                while pending:
+                    tables.append(pending.popleft().result())
+            finally:
+                for left in pending:
+                    left.cancel()
+        for table in tables:
+            table.column_names
+    except (*_JSON_ERRORS, UnicodeDecodeError):
+        return None
+    return tables
+
+
+def _one_table(tables: list[pa.Table], schema: pa.Schema | None) -> pa.Table | None:
+    """The pieces' tables as one, as pyarrow puts its blocks together: a column absent from a piece,
+    or null all through it, takes the type the others give it; integers in one and fractions in
+    another are numbers (float64). None when two pieces read a column as two other types, or a
+    column of lists or objects (every reader's caller refuses them; pyarrow's arrays of them are
+    not always valid ones, and cannot be put together)."""
+    if len(tables) == 1:
+        return tables[0]
+    if not tables:
+        return (schema or pa.schema([])).empty_table()
+    names = list(dict.fromkeys(name for table in tables for name in table.column_names))
+    fields = []
+    for name in names:
+        types = {table.schema.field(name).type for table in tables if name in table.column_names} - {pa.null()}
+        if any(pa.types.is_nested(t) for t in types):
+            return None
+        if types == {pa.int64(), pa.float64()}:
+            types = {pa.float64()}
+        if len(types) > 1:
+            return None
+        fields.append(pa.field(name, types.pop() if types else pa.null()))
+    return pa.concat_tables([
+        pa.table([table.column(f.name).cast(f.type, safe=False) if f.name in table.column_names else pa.nulls(table.num_rows, f.type)
+                  for f in fields], schema=pa.schema(fields))
+        for table in tables
+    ])
+
+
 def _jsonl_table(data: bytes, text_columns: list[str], int_columns: list[str]) -> pa.Table | None:
     """pyarrow's JSON reader over `data` (`_jsonl_arrow`), when its lines can be numbered as its
     records: no blank line, nothing blank before the first (line numbers would shift)."""
     end = _end_of_text(data)
     if not end or _has_blank_line(data, end) or data[:1].isspace() or _rows_not_objects(data):
         return None
-    return _jsonl_arrow(io.BytesIO(data), data.count(b"\n", 0, end) + 1, text_columns, int_columns)
+    return _jsonl_arrow(data, data.count(b"\n", 0, end) + 1, text_columns, int_columns)
 
 
-def _jsonl_arrow(source: io.BytesIO | str, lines: int, text_columns: list[str], int_columns: list[str]) -> pa.Table | None:
+def _jsonl_arrow(source: bytes | str, lines: int, text_columns: list[str], int_columns: list[str]) -> pa.Table | None:
     """pyarrow's JSON reader, with text columns declared as strings so that no value is reinterpreted
     (an ISO string inferred as a timestamp would hide a missing offset), over `source` (the text, or
     its file's path), which holds `lines` lines. None when it cannot be used: a malformed line, a
     value of another JSON type, an integer column that is not all integers of at most 18 digits
     (read as written instead), records that are not one a line, a string of bad UTF-8. The caller
     makes sure no line of the text begins with anything but `{` (`_rows_not_objects`), on which
-    pyarrow may crash."""
-    schema = pa.schema([(name, pa.string()) for name in text_columns])
-    try:
-        table = pajson.read_json(
-            source,
-            read_options=pajson.ReadOptions(block_size=1 << 24, use_threads=True),
-            parse_options=pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="infer", newlines_in_values=False),
-        )
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+    pyarrow may crash; the text is handed to it a block at a time (`_read_json`)."""
+    table = _read_json(source, pa.schema([(name, pa.string()) for name in text_columns]))
+    if table is None:
         return None
-    try:
-        table.column_names
-    except UnicodeDecodeError:
-        return None  # a key of bad UTF-8, which pyarrow holds and Python cannot name: found line by line
     if any(pa.types.is_struct(f.type) or pa.types.is_list(f.type) or pa.types.is_timestamp(f.type) for f in table.schema):
         return None
     if any(not pa.types.is_integer(f.type) and not pa.types.is_null(f.type) for f in table.schema if f.name in int_columns):
@@ -935,14 +1031,13 @@ def _by_halves(data: bytes, start: int, stop: int, number: int, lines: int, runs
     `number`) into `runs`, `numbers` and `errors`, as `_good_lines` says; `known_bad`: pyarrow has
     already failed on them. A stack of spans, the first half on top, so that the runs come out in
     order; each split counts the line ends of its first half only."""
-    whole = pa.py_buffer(data)
     spans = [(start, stop, number, lines, known_bad)]
     while spans:
         start, stop, number, lines, bad = spans.pop()
         if lines > _LEAF_LINES and budget[0] > 0:
             if not bad:
                 budget[0] -= stop - start
-                if _all_objects(whole.slice(start, stop - start), lines):
+                if _all_objects(data, start, stop, lines):
                     runs.append((start, stop))
                     numbers.append(np.arange(number, number + lines, dtype=np.int64))
                     continue
@@ -956,16 +1051,15 @@ def _by_halves(data: bytes, start: int, stop: int, number: int, lines: int, runs
         _judge_lines(data, start, stop, number, runs, numbers, errors)
 
 
-def _all_objects(text: pa.Buffer, lines: int) -> bool:
-    """Whether pyarrow reads `text` (`lines` lines, none blank, each beginning with `{`: see
-    `_lines_apart`) as one JSON object a line that Python's json would read too: no row of nulls,
-    no NaN or Infinity (which JSON has not), no nested values (Python's parser has a depth limit
-    pyarrow's has not)."""
-    try:
-        table = pajson.read_json(pa.BufferReader(text), read_options=pajson.ReadOptions(block_size=1 << 24, use_threads=True))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-        return False
-    return _a_row_a_line(table, lines) and not any(pa.types.is_nested(f.type) for f in table.schema)
+def _all_objects(data: bytes, start: int, stop: int, lines: int) -> bool:
+    """Whether pyarrow reads `data[start:stop]` (`lines` lines, none blank, each beginning with `{`:
+    see `_lines_apart`) as one JSON object a line that Python's json would read too: no row of
+    nulls, no NaN or Infinity (which JSON has not), no nested values (Python's parser has a depth
+    limit pyarrow's has not). Judged a piece at a time: only whether, not what, so the pieces'
+    tables are never put together."""
+    tables = _read_json_pieces((data, start, stop), None)
+    return (tables is not None and sum(t.num_rows for t in tables) == lines
+            and all(_a_row_a_line(t, t.num_rows) and not any(pa.types.is_nested(f.type) for f in t.schema) for t in tables))
 
 
 def _judge_lines(data: bytes, start: int, stop: int, number: int, runs: list[tuple[int, int]], numbers: list[np.ndarray],
