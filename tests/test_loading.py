@@ -362,6 +362,41 @@ def _jsonl_lines(tmp_path: Path, edit: Callable[[list[str]], None]) -> Path:
     return tmp_path
 
 
+@pytest.mark.parametrize("spelling", ["absent", "null", "escaped-null", "as-a-value", "after-an-escaped-quote", "blank-before-colon"])
+@pytest.mark.parametrize("bad_line", [False, True])
+def test_a_jsonl_file_without_a_required_key_is_read_the_same_by_pyarrow_and_line_by_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spelling: str, bad_line: bool) -> None:
+    """No line gives `table_id`: a missing required column, the file not audited. Each line gives it
+    as null: a missing value in each row. pyarrow, told of the column, gives it back null either way;
+    the text tells which, as Python's json does line by line."""
+    rows = []
+    for i in (1, 2):
+        row = {k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()}
+        del row["table_id"]
+        text = json.dumps(row)[1:]
+        key = {"absent": "", "null": '"table_id": null, ', "escaped-null": '"t\\u0061ble_id": null, ', "as-a-value": '"note": "table_id", ',
+               "after-an-escaped-quote": '"x\\"table_id": 1, ', "blank-before-colon": '"table_id"\t : null,'}[spelling]
+        rows.append("{" + key + text)
+    lines = [rows[0], *(["{cut"] if bad_line else []), rows[1]]
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    (tmp_path / "cdf_coups.jsonl").write_text("\n".join(lines) + "\n")
+
+    def read() -> tuple[str | None, list[tuple[int, str]]]:
+        bundle = load_bundle(tmp_path)
+        coups = next(f for f in bundle.files if f.name == "cdf_coups.jsonl")
+        q = bundle.quarantine
+        return coups.error, sorted(zip(q["line"], q["reason"], strict=True))
+
+    by_pyarrow = read()
+    if spelling in ("absent", "as-a-value", "after-an-escaped-quote"):
+        assert by_pyarrow[0] == "missing required column(s): table_id"
+    else:
+        assert by_pyarrow[0] is None
+        assert [line for line, reason in by_pyarrow[1] if "table_id" in reason] == [1, 3 if bad_line else 2]
+    monkeypatch.setattr(readers, "_jsonl_arrow", lambda *_: None)
+    assert read() == by_pyarrow
+
+
 def test_a_jsonl_line_that_gives_a_key_twice_is_a_bad_line(tmp_path: Path) -> None:
     # Which of the two banks is meant cannot be told: Python's json kept the last, silently.
     def twice(lines: list[str]) -> None:
