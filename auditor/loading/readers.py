@@ -16,7 +16,7 @@ import re
 import zlib
 from array import array
 from collections import Counter, deque
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,7 +163,7 @@ def _end_of_text(data: bytes) -> int:
     return len(data) - len(tail) + len(kept) if kept or len(tail) == len(data) else len(data.rstrip(b"\r\n"))
 
 
-def _is_utf8(data: bytes | np.ndarray) -> bool:
+def _is_utf8(data: bytes | memoryview | np.ndarray) -> bool:
     """Whether `data` is valid UTF-8, checked by Arrow in place (a 300 MB text in about 10 ms)."""
     text = pa.Array.from_buffers(pa.large_string(), 1, [None, pa.py_buffer(np.array([0, len(data)], dtype=np.int64)), pa.py_buffer(data)])
     try:
@@ -611,19 +611,24 @@ def _json_cell(value: object) -> object:
     return value
 
 
-# A line whose first byte, after blanks, cannot begin a JSON object (blank lines aside).
-_ROW_NOT_OBJECT = re.compile(rb"\n[ \t\r]*[^{ \t\r\n]")
-_UNFIT_LINE = re.compile(rb"\n(?:\r?\n|[ \t\r]*[^{ \t\r\n])")  # either of _BLANK_LINE and _ROW_NOT_OBJECT
+# A line end before a line that is blank (empty, or blanks only) or begins, after blanks, with
+# anything but `{`; the first line's first byte, after blanks, that cannot begin an object.
+_UNFIT_NEXT = re.compile(rb"\n[ \t\r]*(?:[^{ \t\r\n]|\n)")
 _FIRST_ROW_NOT_OBJECT = re.compile(rb"[ \t\r\n]*[^{ \t\r\n]")
 
 
-def _rows_not_objects(text: bytes) -> bool:
-    """Whether a line of a JSONL text begins, after blanks, with anything but `{`. pyarrow's JSON
-    reader (26.0) ends the process with a segmentation fault on a row `null` at the start of one of
-    its blocks, wherever that falls: a text holding a line that is not an object is never handed to
-    it (the line is a bad one, which Python finds). One pass of the expression, which skips from
-    line end to line end (267 MB: 0.1 s)."""
-    return _FIRST_ROW_NOT_OBJECT.match(text) is not None or _ROW_NOT_OBJECT.search(text) is not None
+def _unfit_lines(text: bytes, end: int) -> bool:
+    """Whether a line of a JSONL text, up to `end` (its end without its trailing line ends), is one
+    pyarrow must not read: one that is not an object (pyarrow's JSON reader, 26.0, ends the process
+    with a segmentation fault on a row `null` at the start of one of its blocks, wherever that
+    falls), or one that is blank (which it reads as no row at all: beside a line of two objects,
+    which it reads as two rows, the count of rows would match the lines', every row after them
+    named by the wrong line). Such a line is judged by Python (`_lines_apart`). One pass of the
+    expression, which skips from line end to line end (267 MB: 0.1 s)."""
+    if _FIRST_ROW_NOT_OBJECT.match(text, 0, end) is not None or _UNFIT_NEXT.search(text, 0, end) is not None:
+        return True
+    last = text.rfind(b"\n", 0, end)
+    return last >= 0 and not text[last + 1 : end].strip(b" \t\r")
 
 
 # pyarrow's JSON reader reads a text in blocks, each parsed apart, and infers the type of a column
@@ -638,69 +643,95 @@ _JSON_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)
 JsonSource = bytes | str | tuple[bytes, int, int]  # a text, a file's path, or a span of a text
 
 
-def _json_pieces(source: JsonSource) -> Iterator[pa.Buffer]:
-    """`source`'s text in pieces of at least `_JSON_BLOCK` bytes (the last may be shorter), each
-    ending at a line end or the text's end; a file is read a block at a time, never held whole."""
+def _json_pieces(source: JsonSource) -> Iterator[tuple[int, pa.Buffer]]:
+    """`source`'s text in pieces of about `_JSON_BLOCK` bytes, each ending at a line end or the
+    text's end (a line longer than that is a piece of its own), with the offset each begins at; a
+    file is read a block at a time, never held whole."""
     if isinstance(source, str):
         with open(source, "rb") as f:
-            carry = b""
+            carried: list[bytes] = []  # the text after the last line end read
+            at = 0
             while block := f.read(_JSON_BLOCK):
                 cut = block.rfind(b"\n") + 1
                 if not cut:
-                    carry += block  # a line longer than a block: the piece grows until it ends
+                    carried.append(block)
                     continue
-                yield pa.py_buffer(carry + block[:cut] if carry else block[:cut])
-                carry = block[cut:]
-            if carry:
-                yield pa.py_buffer(carry)
+                piece = pa.py_buffer(b"".join([*carried, block[:cut]]) if carried else memoryview(block)[:cut])
+                yield at, piece
+                at += piece.size
+                carried = [block[cut:]] if cut < len(block) else []
+            if carried:
+                yield at, pa.py_buffer(b"".join(carried))
         return
     data, start, stop = (source, 0, len(source)) if isinstance(source, bytes) else source
     whole = pa.py_buffer(data)
     while start < stop:
         cut = data.find(b"\n", min(start + _JSON_BLOCK, stop), stop)
         end = stop if cut < 0 else cut + 1
-        yield whole.slice(start, end - start)
+        yield start, whole.slice(start, end - start)
         start = end
 
 
-def _read_piece(piece: pa.Buffer, schema: pa.Schema | None) -> pa.Table:
+@dataclass(frozen=True)
+class _Piece:
+    """A piece of a JSONL text (`_json_pieces`), `data[start:stop]`, and pyarrow's reading of it:
+    None when it refused it."""
+
+    start: int
+    stop: int
+    table: pa.Table | None
+
+
+def _read_piece(piece: pa.Buffer, schema: pa.Schema | None) -> pa.Table | None:
     parse = pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="infer", newlines_in_values=False)
     block = min(piece.size + 1, (1 << 31) - 1)  # the whole piece, one block
-    return pajson.read_json(pa.BufferReader(piece), read_options=pajson.ReadOptions(block_size=block, use_threads=False), parse_options=parse)
+    try:
+        table = pajson.read_json(pa.BufferReader(piece), read_options=pajson.ReadOptions(block_size=block, use_threads=False), parse_options=parse)
+        table.column_names
+    except (*_JSON_ERRORS, UnicodeDecodeError):
+        return None  # UnicodeDecodeError: a key of bad UTF-8, which pyarrow holds and Python cannot name
+    return table
+
+
+def _read_pieces(source: JsonSource, schema: pa.Schema | None, every: bool = False) -> list[_Piece] | None:
+    """pyarrow's reading of the JSON lines of `source` (`schema`: columns declared, the others
+    inferred), a piece of `_JSON_BLOCK` at a time, on as many threads as there are cores, a few
+    pieces in flight at once. `every`: every piece, each one pyarrow refuses without its table (to
+    find the bad lines in only those); otherwise None at the first it refuses."""
+    if not isinstance(source, str):
+        data, start, stop = (source, 0, len(source)) if isinstance(source, bytes) else source
+        if 0 < stop - start <= _JSON_BLOCK:  # one piece (a half, a run between bad lines): no threads to start
+            table = _read_piece(pa.py_buffer(data).slice(start, stop - start), schema)
+            return [_Piece(start, stop, table)] if every or table is not None else None
+    workers = max(1, os.cpu_count() or 1)
+    read: list[_Piece] = []
+    pending: deque[tuple[int, int, Future[pa.Table | None]]] = deque()
+
+    def take() -> bool:
+        start, stop, future = pending.popleft()
+        read.append(_Piece(start, stop, future.result()))
+        return every or read[-1].table is not None
+
+    with ThreadPoolExecutor(workers) as pool:
+        try:
+            for start, piece in _json_pieces(source):
+                pending.append((start, start + piece.size, pool.submit(_read_piece, piece, schema)))
+                if len(pending) > workers and not take():
+                    return None
+            while pending:
+                if not take():
+                    return None
+        finally:
+            for *_, left in pending:
+                left.cancel()
+    return read
 
 
 def _read_json(source: JsonSource, schema: pa.Schema | None) -> pa.Table | None:
     """pyarrow's reading of the JSON lines of `source` (`schema`: columns declared, the others
     inferred) as one table (`_one_table`); None when it refuses them."""
-    tables = _read_json_pieces(source, schema)
-    return None if tables is None else _one_table(tables, schema)
-
-
-def _read_json_pieces(source: JsonSource, schema: pa.Schema | None) -> list[pa.Table] | None:
-    """pyarrow's reading of the JSON lines of `source` (`schema`: columns declared, the others
-    inferred), a table a piece of `_JSON_BLOCK`, on as many threads as there are cores, a few
-    pieces in flight at once. None when pyarrow refuses a piece, or a key is not UTF-8 (which
-    pyarrow holds and Python cannot name: found line by line)."""
-    workers = max(1, os.cpu_count() or 1)
-    tables: list[pa.Table] = []
-    pending: deque[Future[pa.Table]] = deque()
-    try:
-        with ThreadPoolExecutor(workers) as pool:
-            try:
-                for piece in _json_pieces(source):
-                    pending.append(pool.submit(_read_piece, piece, schema))
-                    if len(pending) > workers:
-                        tables.append(pending.popleft().result())
-                while pending:
-                    tables.append(pending.popleft().result())
-            finally:
-                for left in pending:
-                    left.cancel()
-        for table in tables:
-            table.column_names
-    except (*_JSON_ERRORS, UnicodeDecodeError):
-        return None
-    return tables
+    pieces = _read_pieces(source, schema)
+    return None if pieces is None else _one_table([p.table for p in pieces if p.table is not None], schema)
 
 
 def _one_table(tables: list[pa.Table], schema: pa.Schema | None) -> pa.Table | None:
@@ -731,28 +762,23 @@ def _one_table(tables: list[pa.Table], schema: pa.Schema | None) -> pa.Table | N
     ])
 
 
-def _jsonl_table(data: bytes, text_columns: list[str], int_columns: list[str], required: Collection[str] = ()) -> pa.Table | None:
-    """pyarrow's JSON reader over `data` (`_jsonl_arrow`), when its lines can be numbered as its
-    records: no blank line, nothing blank before the first (line numbers would shift)."""
+def _fit_for_arrow(data: bytes) -> bool:
+    """Whether pyarrow may read `data`, its lines numbered as its records: nothing blank before the
+    first line, no line that is blank or not an object (`_unfit_lines`)."""
     end = _end_of_text(data)
-    if not end or _has_blank_line(data, end) or data[:1].isspace() or _rows_not_objects(data):
-        return None
-    return _jsonl_arrow(data, data.count(b"\n", 0, end) + 1, text_columns, int_columns, required)
+    return bool(end) and not data[:1].isspace() and not _unfit_lines(data, end)
 
 
-def _jsonl_arrow(source: bytes | str, lines: int, text_columns: list[str], int_columns: list[str],
-                 required: Collection[str] = ()) -> pa.Table | None:
-    """pyarrow's JSON reader, with text columns declared as strings so that no value is reinterpreted
-    (an ISO string inferred as a timestamp would hide a missing offset), over `source` (the text, or
-    its file's path), which holds `lines` lines. None when it cannot be used: a malformed line, a
+def _jsonl_checked(table: pa.Table | None, lines: int, text_columns: list[str], int_columns: list[str], required: Collection[str],
+                   texts: Callable[[], Iterable[bytes | memoryview]]) -> pa.Table | None:
+    """pyarrow's reading of a JSONL text of `lines` lines (`texts`: its text, in parts), text columns
+    declared as strings so that no value is reinterpreted (an ISO string inferred as a timestamp
+    would hide a missing offset), when it can be used; None when it cannot: a malformed line, a
     value of another JSON type, an integer column that is not all integers of at most 18 digits
-    (read as written instead), records that are not one a line, a string of bad UTF-8. The caller
-    makes sure no line of the text begins with anything but `{` (`_rows_not_objects`), on which
-    pyarrow may crash; the text is handed to it a block at a time (`_read_json`). A text column
-    comes back whether a line gives its key or none does: one of the `required` ones that is null
-    all through is left out when no line gives its key (`_keys_absent`), as it is when the file
-    is read line by line (a missing column, not a missing value in every row)."""
-    table = _read_json(source, pa.schema([(name, pa.string()) for name in text_columns]))
+    (read as written instead), records that are not one a line, a string of bad UTF-8. A text
+    column comes back whether a line gives its key or none does: one of the `required` ones that
+    is null all through is left out when no line gives its key (`_keys_absent`), as it is when the
+    file is read line by line (a missing column, not a missing value in every row)."""
     if table is None:
         return None
     if any(pa.types.is_struct(f.type) or pa.types.is_list(f.type) or pa.types.is_timestamp(f.type) for f in table.schema):
@@ -769,24 +795,24 @@ def _jsonl_arrow(source: bytes | str, lines: int, text_columns: list[str], int_c
     if any(pa.types.is_string(f.type) and any(len(invalid_utf8(c)) for c in table.column(f.name).chunks) for f in table.schema):
         return None  # pyarrow's JSON reader passes bad UTF-8 into a string: the line is found bad one by one
     blank = [n for n in text_columns if n in required and table.column(n).null_count == table.num_rows]
-    absent = _keys_absent(source, blank) if blank else []
+    absent = _keys_absent(texts(), blank) if blank else []
     return None if absent is None else table.drop_columns(absent)
 
 
 _ESCAPE = re.compile(rb"\\")
 
 
-def _keys_absent(source: bytes | str, names: list[str]) -> list[str] | None:
-    """Of `names`, the keys no line of the JSONL text `source` (held, or a file's path) gives, in a
-    text pyarrow has read (so valid JSON, no nested object: `_jsonl_arrow`). There a key is
+def _keys_absent(texts: Iterable[bytes | memoryview], names: list[str]) -> list[str] | None:
+    """Of `names`, the keys no line of a JSONL text (`texts`: its parts, each of whole lines) gives,
+    in a text pyarrow has read (so valid JSON, no nested object: `_jsonl_checked`). There a key is
     `"name"` after `{`, `,` or a blank and before a colon, and nothing else is: a quote inside a
     string is escaped. None when one is not found so and the text holds an escape, with which a
     key can be spelled (`"t\\u0061ble_id"`): told line by line then. Found by a literal search
     (a month's wheel bets, 970 MB, for a key no line gives: 0.5 s)."""
     keys = {name: re.compile(b'"' + re.escape(name.encode()) + rb'"[ \t\r]*:') for name in names}
     absent, escaped = list(names), False
-    for piece in [source] if isinstance(source, bytes) else _json_pieces(source):
-        text = memoryview(piece)
+    for part in texts:
+        text = memoryview(part)
         absent = [name for name in absent if not any(m.start() and text[m.start() - 1] in b"{, \t\r\n" for m in keys[name].finditer(text))]
         escaped = escaped or _ESCAPE.search(text) is not None
         if not absent:
@@ -796,15 +822,14 @@ def _keys_absent(source: bytes | str, names: list[str]) -> list[str] | None:
 
 @dataclass(frozen=True)
 class _TextShape:
-    """What `_jsonl_table` asks of a text before pyarrow reads it, found in its file a block at a time
+    """What `_fit_for_arrow` asks of a text before pyarrow reads it, found in its file a block at a time
     (`_plain_jsonl_shape`)."""
 
     end: int  # its length without its trailing line ends
     lines: int  # its line ends before `end`, and one
-    blank_line: bool  # an empty line before `end` (`_has_blank_line`)
     starts_blank: bool  # its first byte is white space
     bom: bool  # it starts with a UTF-8 byte-order mark
-    rows_not_objects: bool  # a line begins with anything but `{` (`_rows_not_objects`)
+    unfit_lines: bool  # a line before `end` is blank or not an object (`_unfit_lines`)
 
 
 def _text_shape(path: Path, block: int = 64 << 20) -> _TextShape | None:
@@ -821,31 +846,27 @@ def _text_shape(path: Path, block: int = 64 << 20) -> _TextShape | None:
         f.seek(0)
         first = f.read(3)
         f.seek(0)
-        before, newlines, blank, at = b"", 0, False, 0
-        not_object = not first.startswith(b"{")
+        newlines, at = 0, 0
+        unfit = not first.startswith(b"{")
         line_start = b""  # the end of the last block from its last line end, when only blanks follow it
         buffer = bytearray(max(1, min(block, end)))  # one block's room, filled again for each block
         while at < end:
             n = f.readinto(memoryview(buffer)[: min(block, end - at)])
             if not n:
                 break
-            # An empty line across two blocks: the two bytes before this one and its first two.
-            blank = blank or _BLANK_LINE.search(before + buffer[: min(2, n)]) is not None
             # A line across two blocks begins with what this one's first bytes hold (a line of more
-            # blanks than that is taken for one that is not an object: read in memory instead).
+            # blanks than that is taken for an unfit one: read in memory instead).
             if line_start:
                 head = line_start + buffer[: min(256, n)]
-                not_object = not_object or _ROW_NOT_OBJECT.match(head) is not None or not head.strip(b" \t\r\n")
-            # Within the block, one pass for both (a clean block, the usual, costs one pass).
-            if _UNFIT_LINE.search(buffer, 0, n) is not None:
-                blank = blank or _BLANK_LINE.search(buffer, 0, n) is not None
-                not_object = not_object or _ROW_NOT_OBJECT.search(buffer, 0, n) is not None
+                unfit = unfit or _UNFIT_NEXT.match(head) is not None or not head.strip(b" \t\r\n")
+            unfit = unfit or _UNFIT_NEXT.search(buffer, 0, n) is not None
             last = buffer.rfind(b"\n", 0, n)
             line_start = bytes(buffer[last:n]) if last >= 0 and not buffer[last + 1 : n].strip(b" \t\r") else b""
             newlines += buffer.count(b"\n", 0, n)
-            before = bytes((before + buffer[max(0, n - 2) : n])[-2:])
             at += n
-    return _TextShape(end, newlines + 1, blank, first[:1].isspace(), first.startswith(b"\xef\xbb\xbf"), not_object)
+    # Blanks after the last line end, up to `end`: a last line of blanks (`end` leaves out line ends only).
+    unfit = unfit or bool(line_start)
+    return _TextShape(end, newlines + 1, first[:1].isspace(), first.startswith(b"\xef\xbb\xbf"), unfit)
 
 
 def _plain_jsonl_shape(path: Path) -> _TextShape | None:
@@ -857,7 +878,7 @@ def _plain_jsonl_shape(path: Path) -> _TextShape | None:
     if not path.name.lower().endswith(".jsonl") or path.stat().st_size > _limit("AUDITOR_MAX_TEXT_BYTES", MAX_TEXT_BYTES):
         return None
     shape = _text_shape(path)
-    if shape is None or not shape.end or shape.blank_line or shape.starts_blank or shape.bom or shape.rows_not_objects:
+    if shape is None or not shape.end or shape.starts_blank or shape.bom or shape.unfit_lines:
         return None
     return shape
 
@@ -907,31 +928,125 @@ def _line_a_record(table: pa.Table) -> RawTable:
 
 def read_jsonl(path: Path, text_columns: list[str] | None = None, int_columns: list[str] | None = None,
                required_columns: Collection[str] = ()) -> RawTable:
-    columns, ints, required = text_columns or [], int_columns or [], required_columns
+    read = _read_jsonl_arrow(path, text_columns or [], int_columns or [], required_columns)
+    return read if read is not None else _read_jsonl_careful(_open_text(path))
+
+
+def _read_jsonl_arrow(path: Path, columns: list[str], ints: list[str], required: Collection[str]) -> RawTable | None:
+    """The file read by pyarrow (`_read_pieces`, `_jsonl_checked`), its bad lines found around it
+    (`_around_bad_lines`); None when pyarrow cannot read its good lines either (a number where the
+    format has text, values of several JSON types in one column): then it is read line by line."""
+    schema = pa.schema([(name, pa.string()) for name in columns])
     shape = _plain_jsonl_shape(path)
-    table = _jsonl_arrow(str(path), shape.lines, columns, ints, required) if shape is not None else None
-    if table is not None:
-        return _line_a_record(table)
-    data = _open_text(path)
-    # Refused when read from the file itself, it would be from the same text in memory: then only
-    # the bad lines are looked for below.
-    if shape is None:
-        table = _jsonl_table(data, columns, ints, required)
+    pieces = _read_pieces(str(path), schema, every=True) if shape is not None else None
+    if shape is not None and pieces is not None and all(p.table is not None for p in pieces):
+        table = _jsonl_checked(_one_table([p.table for p in pieces if p.table is not None], schema), shape.lines, columns, ints, required,
+                               lambda: (memoryview(piece) for _, piece in _json_pieces(str(path))))
         if table is not None:
-            del data  # the text, no longer needed, goes before the frame is made
             return _line_a_record(table)
-    # Some line is bad (or blank): find which, then read all the others with pyarrow at once, as if
-    # the bad ones were not there. Reading every line into Python objects instead took a 1 GB file
-    # with one bad line 55 s and 7 GB.
-    good, numbers, errors = _good_lines(data)
-    kept = b"\n".join(data[start:end] for start, end in good)
-    del data  # read again below in the rare case it is needed: held, a second gigabyte
-    table = _jsonl_table(kept, columns, ints, required)
-    del kept
-    if table is not None and table.num_rows == len(numbers):
-        return RawTable(exact_frame(table), numbers, errors)
-    del table
-    return _read_jsonl_careful(_open_text(path))
+    data = _open_text(path)
+    # Not read from the file itself, it is from the same text in memory.
+    if shape is None and _fit_for_arrow(data):
+        pieces = _read_pieces(data, schema, every=True)
+        if pieces is not None and all(p.table is not None for p in pieces):
+            lines = data.count(b"\n", 0, _end_of_text(data)) + 1
+            table = _jsonl_checked(_one_table([p.table for p in pieces if p.table is not None], schema), lines, columns, ints, required,
+                                   lambda: [data])
+            if table is not None:
+                del data, pieces  # the text, no longer needed, goes before the frame is made
+                return _line_a_record(table)
+    around = _around_bad_lines(data, pieces if pieces is not None else _pieces_apart(data, schema), schema, columns, ints, required)
+    del data, pieces
+    if around is None:
+        return None
+    table, numbers, errors = around
+    return RawTable(exact_frame(table), numbers, errors)
+
+
+def _around_bad_lines(data: bytes, pieces: list[_Piece], schema: pa.Schema, columns: list[str], ints: list[str],
+                      required: Collection[str]) -> tuple[pa.Table, np.ndarray, list[LineError]] | None:
+    """Some line of `data` is bad (or blank): the pieces pyarrow read one object a line (and of good
+    UTF-8, which it does not check) are kept as read; in each of the others the bad lines are found
+    (`_good_lines`), and the good lines of all of them read by pyarrow at once, as if the bad ones
+    were not there. The table of the good lines in order, their numbers and the bad lines; None
+    when pyarrow cannot read them. A file whose last line is cut short is read once, and its last
+    piece searched (the month as JSONL, each large file's last line cut: 83 -> 32 s, when all its
+    good lines were read twice more). Reading every line into Python objects instead took a 1 GB
+    file with one bad line 55 s and 7 GB."""
+    end = _end_of_text(data)
+    parts: list[pa.Table | list[tuple[int, int]]] = []  # a piece's table, or the runs of good lines of one refused
+    numbers: list[np.ndarray] = []
+    errors: list[LineError] = []
+    number = 1
+    for piece in pieces:
+        lines = _lines_begun(data, piece.start, piece.stop, end)
+        if piece.table is not None and _a_row_a_line(piece.table, lines) and _is_utf8(memoryview(data)[piece.start : piece.stop]):
+            parts.append(piece.table)
+            numbers.append(np.arange(number, number + lines, dtype=np.int64))
+        else:
+            # Its last line end left out: pyarrow has refused the rest, which holds no line set apart.
+            stop = piece.stop - 1 if data[piece.stop - 1 : piece.stop] == b"\n" else piece.stop
+            runs, good, bad = _good_lines(data, piece.start, stop, number)
+            parts.append(runs)
+            numbers.append(good)
+            errors.extend(bad)
+        number += data.count(b"\n", piece.start, piece.stop)
+    runs = [run for part in parts if isinstance(part, list) for run in part]
+    kept: pa.Table | None = None
+    if runs:
+        text = b"\n".join(data[start:stop] for start, stop in runs)
+        kept = _read_json(text, schema) if _fit_for_arrow(text) else None
+        del text
+        if kept is None or kept.num_rows != sum(len(n) for n, part in zip(numbers, parts, strict=True) if isinstance(part, list)):
+            return None
+    tables, at = [], 0
+    for part, found in zip(parts, numbers, strict=True):
+        if not isinstance(part, list):
+            tables.append(part)
+        elif kept is not None and len(found):
+            tables.append(kept.slice(at, len(found)))
+            at += len(found)
+    if not tables:
+        return None
+    spans: list[tuple[int, int]] = []  # the good text, for `_keys_absent`
+    for piece, part in zip(pieces, parts, strict=True):
+        spans.extend(part if isinstance(part, list) else [(piece.start, piece.stop)])
+    good_lines = np.concatenate(numbers)
+    table = _jsonl_checked(_one_table(tables, schema), len(good_lines), columns, ints, required,
+                           lambda: (memoryview(data)[start:stop] for start, stop in spans))
+    if table is None:
+        return None
+    return table, good_lines, sorted(errors, key=lambda e: e.line)
+
+
+def _pieces_apart(data: bytes, schema: pa.Schema) -> list[_Piece]:
+    """A text pyarrow must not be handed whole (`_fit_for_arrow`) in pieces: each line it must not
+    read (`_lines_apart`: blank, or not an object) a piece of its own, not read; the text between
+    them read by pyarrow a piece at a time (`_read_pieces`). One piece, not read, when there are
+    too many such lines."""
+    apart = _lines_apart(data)
+    if apart is None:
+        return [_Piece(0, len(data), None)]
+    pieces: list[_Piece] = []
+    start = 0
+    for line in apart:
+        if line > start:
+            pieces += _read_pieces((data, start, line), schema, every=True) or []
+        end = data.find(b"\n", line)
+        start = len(data) if end < 0 else end + 1
+        pieces.append(_Piece(line, start, None))
+    if start < len(data):
+        pieces += _read_pieces((data, start, len(data)), schema, every=True) or []
+    return pieces
+
+
+def _lines_begun(data: bytes, start: int, stop: int, end: int) -> int:
+    """How many lines of `data` begin in `data[start:stop]` (which begins one) before `end`, the
+    text's end without its trailing line ends."""
+    if start >= end:
+        return 0
+    stop = min(stop, end)
+    return data.count(b"\n", start, stop) + (data[stop - 1 : stop] != b"\n")
 
 
 class _KeysGivenTwice(dict):  # type: ignore[type-arg]
@@ -994,9 +1109,11 @@ _HALVES_BUDGET = 3
 _MAX_APART = 10_000
 
 
-def _good_lines(data: bytes) -> tuple[Iterator[tuple[int, int]], np.ndarray, list[LineError]]:
-    """The byte spans of the runs of good lines (in order), the number of each good line, and the
-    bad lines; blank lines are neither. The lines set apart (`_lines_apart`: blank, or not beginning
+def _good_lines(data: bytes, start: int = 0, stop: int | None = None, number: int = 1,
+                ) -> tuple[list[tuple[int, int]], np.ndarray, list[LineError]]:
+    """Of the lines of `data[start:stop]` (the whole text by default; the first numbered `number`),
+    the byte spans of the runs of good ones (in order), the number of each good one, and the bad
+    ones; blank lines are neither. The lines set apart (`_lines_apart`: blank, or not beginning
     as an object does, which pyarrow must never see) are judged one by one by Python's json
     (`_judge_lines`); pyarrow judges the text between them a half at a time: a half it reads whole,
     one JSON object a line (`_all_objects`), is a run of good lines; another is halved again, down
@@ -1009,27 +1126,27 @@ def _good_lines(data: bytes) -> tuple[Iterator[tuple[int, int]], np.ndarray, lis
     runs: list[tuple[int, int]] = []
     numbers: list[np.ndarray] = []
     errors: list[LineError] = []
-    apart = _lines_apart(data) if _is_utf8(data) else None
+    stop = len(data) if stop is None else stop
+    apart = _lines_apart(data, start, stop) if _is_utf8(memoryview(data)[start:stop]) else None
     if apart is None:
-        _judge_lines(data, 0, len(data), 1, runs, numbers, errors)
+        _judge_lines(data, start, stop, number, runs, numbers, errors)
     else:
-        budget = [_HALVES_BUDGET * len(data)]
-        start, number = 0, 1
-        for line in [*apart, len(data) + 1]:  # the offset each line set apart begins at; then the text's end
+        budget = [_HALVES_BUDGET * (stop - start)]
+        for line in [*apart, stop + 1]:  # the offset each line set apart begins at; then the text's end
             if line > start:  # the lines from `start` up to the line end before it
                 lines = data.count(b"\n", start, line - 1) + 1
                 # The whole text, with no line set apart, is known to fail pyarrow (its reading came first).
                 _by_halves(data, start, line - 1, number, lines, runs, numbers, errors, budget, known_bad=not apart)
                 number += lines
-            if line > len(data):
+            if line > stop:
                 break
-            end = data.find(b"\n", line)
-            end = len(data) if end < 0 else end
+            end = data.find(b"\n", line, stop)
+            end = stop if end < 0 else end
             _judge_lines(data, line, end, number, runs, numbers, errors)
             number += 1
             start = end + 1
     errors.sort(key=lambda e: e.line)
-    return iter(runs), np.concatenate(numbers) if numbers else np.zeros(0, dtype=np.int64), errors
+    return runs, np.concatenate(numbers) if numbers else np.zeros(0, dtype=np.int64), errors
 
 
 # A line end before a line that is blank (bytes.strip's blanks) or begins, after JSON's blanks, with
@@ -1037,15 +1154,16 @@ def _good_lines(data: bytes) -> tuple[Iterator[tuple[int, int]], np.ndarray, lis
 _APART_NEXT = re.compile(rb"\n(?=[ \t\r\x0b\x0c]*(?:\n|\Z)|[ \t\r]*[^{ \t\r\n])")
 
 
-def _lines_apart(data: bytes) -> list[int] | None:
-    """The offsets at which the lines of `data` that pyarrow must not read begin: blank ones (the
-    line after a last line end among them), whose numbers pyarrow would not keep, and those that do
-    not begin as an object does (`_rows_not_objects`: a row `null` crashes it). None when there
-    are more than `_MAX_APART`."""
-    first = data.find(b"\n")
-    head = data[: first if first >= 0 else len(data)]
-    apart = [0] if not head.strip() or not head.lstrip(b" \t\r").startswith(b"{") else []
-    for found in _APART_NEXT.finditer(data):
+def _lines_apart(data: bytes, start: int = 0, stop: int | None = None) -> list[int] | None:
+    """The offsets at which the lines of `data[start:stop]` that pyarrow must not read begin: blank
+    ones (the line after a last line end among them), whose numbers pyarrow would not keep, and
+    those that do not begin as an object does (`_unfit_lines`: a row `null` crashes it). None
+    when there are more than `_MAX_APART`."""
+    stop = len(data) if stop is None else stop
+    first = data.find(b"\n", start, stop)
+    head = data[start : first if first >= 0 else stop]
+    apart = [start] if not head.strip() or not head.lstrip(b" \t\r").startswith(b"{") else []
+    for found in _APART_NEXT.finditer(data, start, stop):
         apart.append(found.start() + 1)
         if len(apart) > _MAX_APART:
             return None
@@ -1084,8 +1202,9 @@ def _all_objects(data: bytes, start: int, stop: int, lines: int) -> bool:
     nulls, no NaN or Infinity (which JSON has not), no nested values (Python's parser has a depth
     limit pyarrow's has not). Judged a piece at a time: only whether, not what, so the pieces'
     tables are never put together."""
-    tables = _read_json_pieces((data, start, stop), None)
-    return (tables is not None and sum(t.num_rows for t in tables) == lines
+    pieces = _read_pieces((data, start, stop), None)
+    tables = [p.table for p in pieces or [] if p.table is not None]
+    return (pieces is not None and sum(t.num_rows for t in tables) == lines
             and all(_a_row_a_line(t, t.num_rows) and not any(pa.types.is_nested(f.type) for f in t.schema) for t in tables))
 
 
