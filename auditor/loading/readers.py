@@ -445,14 +445,9 @@ def _set_aside(data: bytes, names: list[str]) -> tuple[bytes, np.ndarray, list[L
         if not text:  # returns only ("\r\r\n"): blank, as reading line by line finds it
             dropped[k] = True
             continue
-        try:
-            cells = next(csv.reader([text], strict=True))
-        except csv.Error as exc:
-            problem = csv_problem(exc)
-        else:
-            if len(cells) == len(names):
-                return None
-            problem = f"expected {len(names)} cells, found {len(cells)}"
+        problem = _csv_line(text, len(names))[1]
+        if problem is None:
+            return None
         if k in odd_lines and _opens_quoted_record(data, starts, ends, odd, int(k), len(names)):
             return None  # a quoted value across lines: read line by line, the lines joined as one record
         errors.append(LineError(int(k), problem, text[:80]))
@@ -466,10 +461,9 @@ def _set_aside(data: bytes, names: list[str]) -> tuple[bytes, np.ndarray, list[L
         for i in np.unique(np.searchsorted(_positions_of(kept, 10), loose)).tolist():
             k = int(line_of[i])
             text = data[starts[k] : ends[k]].rstrip(b"\r").decode("utf-8")
-            try:
-                next(csv.reader([text], strict=True))
-            except csv.Error as exc:
-                errors.append(LineError(k, csv_problem(exc), text[:80]))
+            problem = _csv_line(text)[1]
+            if problem is not None:
+                errors.append(LineError(k, problem, text[:80]))
                 dropped[k] = True
         if np.count_nonzero(~dropped) < len(line_of):
             kept = _kept_text(data, starts, ends, dropped)
@@ -551,13 +545,7 @@ def _read_csv_slow(data: bytes, names: list[str]) -> RawTable:
             continue
         if not text:
             continue
-        problem: str | None = None
-        try:
-            cells = next(csv.reader([text], strict=True))
-        except csv.Error as exc:
-            problem = csv_problem(exc)
-        else:
-            problem = None if len(cells) == len(names) else f"expected {len(names)} cells, found {len(cells)}"
+        cells, problem = _csv_line(text, len(names))
         if problem is not None and raw.count(b'"') % 2:
             record = quoted_record(physical, number, len(names))
             if record is not None:  # a quoted value across lines: the record is named by its first
@@ -575,6 +563,17 @@ def _read_csv_slow(data: bytes, names: list[str]) -> RawTable:
     return RawTable(frame, np.asarray(lines, dtype=np.int64), errors)
 
 
+def _csv_line(text: str, width: int | None = None) -> tuple[list[str], str | None]:
+    """A CSV line (not blank) read alone by strict csv, as RFC 4180 reads it: its cells, and why it
+    is a bad line, None when it is not: strict csv refuses it, or (`width` given) it has another
+    number of cells."""
+    try:
+        cells = next(csv.reader([text], strict=True))
+    except csv.Error as exc:
+        return [], csv_problem(exc)
+    return cells, None if width is None or len(cells) == width else f"expected {width} cells, found {len(cells)}"
+
+
 def quoted_record(physical: list[bytes], first: int, width: int) -> tuple[list[str], int] | None:
     """The record of `width` cells that begins on line `first` of `physical` (the text's lines, without
     their LF) and holds a quoted line break (RFC 4180), and its last line: the lines up to the first
@@ -590,10 +589,10 @@ def quoted_record(physical: list[bytes], first: int, width: int) -> tuple[list[s
         return None
     try:
         text = b"\n".join(physical[first : last + 1]).rstrip(b"\r").decode("utf-8")
-        cells = next(csv.reader([text], strict=True))
-    except (UnicodeDecodeError, csv.Error):
+    except UnicodeDecodeError:
         return None
-    return (cells, last) if len(cells) == width else None
+    cells, problem = _csv_line(text, width)
+    return None if problem is not None else (cells, last)
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
