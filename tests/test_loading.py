@@ -1099,12 +1099,33 @@ def test_items_of_no_audited_round_are_set_aside_counted_and_reported_once(tmp_p
     assert not findings["item_id"].isin(["S2", "S3"]).to_numpy()[findings["rule"] != "LOG003"].any()
 
 
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_a_measurement_past_a_floats_range_is_not_a_finite_number_in_csv_and_jsonl(tmp_path: Path, fmt: str) -> None:
+    # pyarrow refuses JSON's 1e400, so the file is read line by line, where Python's json makes it an
+    # infinity: its reason was "not a number" there and "not a finite number" in CSV.
+    write_bundle(tmp_path, wheel([spin(f"W1-{n}", n=n) for n in (1, 2, 3)]), fmt=fmt)
+    path = tmp_path / f"wheel_spins.{fmt}"
+    text = path.read_text()
+    lines = text.splitlines()
+    lines[2] = re.sub(r'"revolutions": [0-9.]+', '"revolutions": -1e400', lines[2]) if fmt == "jsonl" else lines[2]
+    if fmt == "csv":
+        header = lines[0].split(",")
+        cells = lines[2].split(",")
+        cells[header.index("revolutions")] = "-1e400"
+        lines[2] = ",".join(cells)
+    path.write_text("\n".join(lines) + "\n")
+    reasons = _reasons(load_bundle(tmp_path))
+    assert len(reasons) == 1 and "not a finite number" in next(iter(reasons.values())), reasons
+
+
 def test_infinite_numbers_are_bad_cells_in_every_format() -> None:
     from auditor.loading.coerce import parse_column
     from auditor.schema import TABLES
 
     revolutions = next(c for c in TABLES["wheel_spins"].columns if c.name == "revolutions")
-    for raw in (pd.Series([5.5, float("inf"), -float("inf")]), pd.Series(["5.5", "1e999", "-1e999"], dtype="str")):
+    # As Parquet holds them, as CSV writes them, and as Python's json reads JSON's 1e400 (line by line).
+    for raw in (pd.Series([5.5, float("inf"), -float("inf")]), pd.Series(["5.5", "1e999", "-1e999"], dtype="str"),
+                pd.Series([5.5, float("inf"), -float("inf")], dtype=object)):
         values, bad, reason = parse_column(raw, revolutions)
         assert bad.tolist() == [False, True, True] and values.iloc[0] == 5.5 and values.iloc[1:].isna().all()
         assert list(reason[1:]) == ["not a finite number"] * 2

@@ -7,6 +7,7 @@ column, the reason and the cell as written: the loader quarantines those rows as
 from __future__ import annotations
 
 import datetime as dt
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -127,6 +128,10 @@ def _parse_float(raw: pd.Series) -> tuple[pd.Series, pd.Series, object]:
     else:
         text = as_text(raw)
         ok = _fullmatch(text, FLOAT_PATTERN)
+        if raw.dtype == object and not _every_cell(ok, text):
+            # A JSON number past a float's range (1e400), read line by line, is Python's infinity,
+            # whose text ("inf") is no number: judged as the number it is, as CSV's "1e400" is.
+            ok |= raw.map(lambda v: isinstance(v, float) and math.isinf(v), na_action="ignore").fillna(False).astype(bool)
         bad = text.notna() & ~ok
         # Stripped first: to_numeric takes no blank but an ASCII space, and would make "\xa05" a silent null.
         values = pd.to_numeric(text.where(ok).str.strip(), errors="coerce").astype("float64")
