@@ -1118,6 +1118,26 @@ def test_a_measurement_past_a_floats_range_is_not_a_finite_number_in_csv_and_jso
     assert len(reasons) == 1 and "not a finite number" in next(iter(reasons.values())), reasons
 
 
+NULL_LIKE = ["#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "N/A", "NA", "NULL", "NaN", "n/a",
+             "nan", "null"]
+
+
+@pytest.mark.parametrize("slow", [False, True])
+def test_only_an_empty_csv_cell_is_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slow: bool) -> None:
+    # pyarrow's CSV reader takes these for nulls by default: a player "NA" was a missing player and
+    # a garage kind "N/A" a missing one, never judged against the format's values.
+    if slow:
+        monkeypatch.setattr(readers, "_csv_arrow_table", lambda *_: None)
+    def row(n: int, player: str) -> str:
+        return GOOD.format(n=n).replace(f"21:0{n}:05", f"21:{n:02d}:05").replace(",P2,", f",{player},")
+
+    rows = [row(n, value) for n, value in enumerate([*NULL_LIKE, ""], start=1)]
+    bundle = load_bundle(_bundle(tmp_path, rows))
+    reasons = _reasons(bundle)
+    assert list(reasons) == [17] and "player_id: required value missing" in reasons[17]  # the empty one only
+    assert list(bundle.frames["cdf_coups"]["player_id"]) == NULL_LIKE
+
+
 def test_infinite_numbers_are_bad_cells_in_every_format() -> None:
     from auditor.loading.coerce import parse_column
     from auditor.schema import TABLES

@@ -376,6 +376,9 @@ def _csv_arrow_table(data: bytes, names: list[str]) -> tuple[pa.Table, list[Line
             parse_options=pacsv.ParseOptions(invalid_row_handler=on_invalid, newlines_in_values=True),
             convert_options=pacsv.ConvertOptions(
                 column_types={n: pa.string() for n in names},
+                # Only an empty cell is null (the format's contract): pyarrow's default also takes
+                # "NA", "null", "NaN", "N/A" and others for one, which made a player "NA" missing.
+                null_values=[""],
                 strings_can_be_null=True,
                 quoted_strings_can_be_null=True,
             ),
