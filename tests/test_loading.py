@@ -1118,6 +1118,34 @@ def test_a_measurement_past_a_floats_range_is_not_a_finite_number_in_csv_and_jso
     assert len(reasons) == 1 and "not a finite number" in next(iter(reasons.values())), reasons
 
 
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_a_nan_measurement_is_not_a_number_and_a_null_one_missing(tmp_path: Path, fmt: str) -> None:
+    # Parquet holds NaN as a value beside its nulls; pandas makes both missing, and a NaN was read as
+    # "required value missing" where CSV's NaN is "not a number".
+    write_bundle(tmp_path, wheel([spin(f"W1-{n}", n=n) for n in (1, 2, 3)]), fmt=fmt)
+    path = tmp_path / f"wheel_spins.{fmt}"
+    if fmt == "parquet":
+        table = pq.read_table(path)
+        i = table.schema.get_field_index("revolutions")
+        values = table.column(i).to_pylist()
+        table = table.set_column(i, "revolutions", pa.array([values[0], float("nan"), None], pa.float64()))
+        pq.write_table(table, path)
+    else:
+        lines = path.read_text().splitlines()
+        at = lines[0].split(",").index("revolutions")
+        for n, cell in ((2, "NaN"), (3, "")):
+            cells = lines[n].split(",")
+            cells[at] = cell
+            lines[n] = ",".join(cells)
+        path.write_text("\n".join(lines) + "\n")
+    bundle = load_bundle(tmp_path)
+    q = bundle.quarantine
+    reasons = dict(zip(q["line"], q["reason"], strict=True))
+    assert sorted(reasons) == [2, 3] and "not a number" in reasons[2] and "missing" in reasons[3], reasons
+    assert list(q.loc[q["line"] == 2, "value"]) == ["NaN"]  # shown as the file holds it
+    assert list(bundle.frames["wheel_spins"]["spin_id"]) == ["W1-1"]
+
+
 NULL_LIKE = ["#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "N/A", "NA", "NULL", "NaN", "n/a",
              "nan", "null"]
 

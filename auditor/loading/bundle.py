@@ -421,6 +421,7 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
     int_columns = [c.name for c in table.columns if c.type == "int"]
     category_columns = [c.name for c in table.columns if c.type == "enum" or c.held_as_codes]
     required_columns = [c.name for c in table.columns if c.req == "req"]
+    float_columns = [c.name for c in table.columns if c.type == "float"]
     for path, name in files:
         if root is not None and not inside_bundle(root, path):
             sources.append(SourceFile(name=name, table=table.name, sha256="", error=OUTSIDE))
@@ -429,7 +430,7 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
         source = SourceFile(name=name, table=table.name, sha256=sha256_of(path))
         sources.append(source)
         try:
-            raw = read_raw(path, text_columns, int_columns, category_columns, required_columns)
+            raw = read_raw(path, text_columns, int_columns, category_columns, required_columns, float_columns)
         except UnreadableFile as exc:
             source.error = str(exc)
             quarantine.append(_unreadable(table, name, str(exc)))

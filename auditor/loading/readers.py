@@ -68,12 +68,13 @@ def file_format(path: Path) -> str:
 
 def read_raw(
     path: Path, text_columns: list[str] | None = None, int_columns: list[str] | None = None,
-    category_columns: list[str] | None = None, required_columns: Collection[str] = (),
+    category_columns: list[str] | None = None, required_columns: Collection[str] = (), float_columns: Collection[str] = (),
 ) -> RawTable:
     """`text_columns`: columns the format holds as text (ids, enums, times), read as strings as written;
     `int_columns`: the integers, read as written (JSONL); `category_columns`: the enums and the text
     held as codes (`Column.held_as_codes`), read from Parquet as categories where the file holds them
-    as text; `required_columns`: those a file must have (a JSONL file's keys: `_keys_absent`)."""
+    as text; `required_columns`: those a file must have (a JSONL file's keys: `_keys_absent`);
+    `float_columns`: the measurements (a Parquet NaN among them: `parquet_frame`)."""
     fmt = file_format(path)
     try:
         if fmt in ("csv", "csv.gz"):
@@ -81,7 +82,7 @@ def read_raw(
         if fmt in ("jsonl", "jsonl.gz"):
             return read_jsonl(path, text_columns, int_columns, required_columns)
         if fmt == "parquet":
-            return read_parquet(path, category_columns)
+            return read_parquet(path, category_columns, float_columns)
     except UnreadableFile:
         raise
     except (OSError, EOFError, zlib.error, pa.ArrowException, ValueError, UnicodeDecodeError, TypeError, OverflowError) as exc:
@@ -1261,9 +1262,10 @@ def _read_jsonl_careful(data: bytes) -> RawTable:
     return RawTable(frame, np.asarray(lines, dtype=np.int64), errors)
 
 
-def read_parquet(path: Path, category_columns: list[str] | None = None) -> RawTable:
+def read_parquet(path: Path, category_columns: list[str] | None = None, float_columns: Collection[str] = ()) -> RawTable:
     """`category_columns` read as categories: a value a few bytes a row, not decoded to 4M strings
-    that the typing looks up again one by one (the typing takes their few categories instead)."""
+    that the typing looks up again one by one (the typing takes their few categories instead);
+    `float_columns`: see `parquet_frame`."""
     table = open_parquet(path, category_columns).read()
     rows = table.num_rows
     errors, decode = bad_text_rows(table)
@@ -1277,7 +1279,7 @@ def read_parquet(path: Path, category_columns: list[str] | None = None) -> RawTa
         # pandas makes a category of every entry: such a column is decoded to its rows' values.
         i = table.schema.get_field_index(name)
         table = table.set_column(i, name, table.column(i).cast(table.schema.field(i).type.value_type))
-    frame = parquet_frame(table, category_columns or ())
+    frame = parquet_frame(table, category_columns or (), float_columns)
     # A row's number, in 32 bits where they fit: every row of the bundle carries one (13M rows:
     # 52 MB less to copy and to fault in). Made once the table is converted: the 4M wheel bets' 16 MB
     # beside the conversion raised its peak by as much.
@@ -1371,13 +1373,16 @@ _NULLABLE = {
 }
 
 
-def parquet_frame(table: pa.Table, categories: Collection[str] = ()) -> pd.DataFrame:
+def parquet_frame(table: pa.Table, categories: Collection[str] = (), floats: Collection[str] = ()) -> pd.DataFrame:
     """The table as pandas, typed by its Arrow types alone. The writer's pandas metadata is a claim
     about the data, not the data: a file whose metadata calls a text column boolean, or naive times
     UTC, would otherwise fail to convert or be silently re-zoned. A column the writer stored as a
     dictionary is decoded by Arrow unless it is one of `categories` (the enums, the text held as
     codes): pandas makes a Categorical of it, which for an id (a category a row) costs seconds to
-    build and as much again to turn back into text (4M bet ids: 7 s)."""
+    build and as much again to turn back into text (4M bet ids: 7 s). A NaN in one of `floats` (the
+    format's measurements) is a value Parquet holds, not a missing one, which pandas would make it:
+    such a column comes as Python objects, each NaN the text "NaN", which the typing finds "not a
+    number", as CSV's NaN is."""
     names = table.column_names
     repeated = repeated_names(names)
     if repeated:
@@ -1393,7 +1398,20 @@ def parquet_frame(table: pa.Table, categories: Collection[str] = ()) -> pd.DataF
                 table = table.set_column(i, column.name, table.column(i).cast(pa.large_string()))
             except pa.ArrowInvalid:
                 pass  # not UTF-8: its cells are reported as written
-    return exact_frame(table)
+    nans = {name: _nans(table.column(name)) for name in floats if name in names and pa.types.is_floating(table.schema.field(name).type)}
+    frame = exact_frame(table)
+    for name, at in nans.items():
+        if at is not None:
+            values = frame[name].to_numpy(dtype=object)
+            values[at] = "NaN"
+            frame[name] = pd.Series(values, index=frame.index)
+    return frame
+
+
+def _nans(values: pa.ChunkedArray) -> np.ndarray | None:
+    """Where a float column holds NaN (not a null); None when nowhere."""
+    at = pc.fill_null(pc.is_nan(values), False)
+    return at.to_numpy(zero_copy_only=False) if pc.any(at).as_py() else None
 
 
 def _distinct_names(column: pa.ChunkedArray) -> bool:
