@@ -293,7 +293,7 @@ def test_csv_with_blank_lines_bad_utf8_or_open_quotes_reads_as_line_by_line_woul
 
     rng = np.random.default_rng(seed)
     kinds = [b"good"] * 6 + [b"", b"\r", b"bad-utf8", b"extra-cell", b"quoted", b"open-quote", b"lone-return", b"quoted-return", b"two-returns",
-                             b"spread", b"spread-bad", b"after-close", b"literal", b"all-quoted"]
+                             b"spread", b"spread-bad", b"after-close", b"literal", b"all-quoted", b"null-like"]
     lines = []
     for n in range(1, int(rng.integers(1, 40))):
         kind = kinds[int(rng.integers(0, len(kinds)))]
@@ -303,7 +303,8 @@ def test_csv_with_blank_lines_bad_utf8_or_open_quotes_reads_as_line_by_line_woul
                       b"lone-return": row.replace(b",B1,", b",B\r1,"), b"quoted-return": row.replace(b",B1,", b',"B\r1",'),
                       b"two-returns": row + b"\r", b"spread": row.replace(b",P2,", b',"P\n2",'),
                       b"spread-bad": row.replace(b",P2,", b',"P\n2",') + b",x", b"after-close": row.replace(b",B1,", b',"B"1,'),
-                      b"literal": row.replace(b",B1,", b',B"1",'), b"all-quoted": b",".join(b'"%s"' % c if c else c for c in row.split(b","))}.get(kind, kind))
+                      b"literal": row.replace(b",B1,", b',B"1",'), b"all-quoted": b",".join(b'"%s"' % c if c else c for c in row.split(b",")),
+                      b"null-like": row.replace(b",B1,", b",NA,").replace(b",P2,", b',"null",')}.get(kind, kind))
     newline = b"\r\n" if seed % 3 == 0 else b"\n"
     data = (b"\xef\xbb\xbf" if seed % 4 == 1 else b"") + newline.join([HEADER.encode(), *lines]) + (newline if seed % 5 else b"")
     (tmp_path / "cdf_coups.csv").write_bytes(data)
