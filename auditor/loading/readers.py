@@ -1120,12 +1120,12 @@ def _good_lines(data: bytes, start: int = 0, stop: int | None = None, number: in
     as an object does, which pyarrow must never see) are judged one by one by Python's json
     (`_judge_lines`); pyarrow judges the text between them a half at a time: a half it reads whole,
     one JSON object a line (`_all_objects`), is a run of good lines; another is halved again, down
-    to runs of `_LEAF_LINES` judged by Python. A file with one bad line, most often its last one
-    cut short, costs about one more of pyarrow's readings of its text rather than Python's parse
-    of every line (a 267 MB file whose last line is cut short, read whole: 8.2-9.4 -> 5.5-6.9 s, of
-    which the reading that failed and the one of the good lines after take 2.9 s). Judged line by
-    line: a text of bad UTF-8 (pyarrow passes it into a string) or of more than `_MAX_APART` lines
-    set apart, and whatever is left once pyarrow has read the text `_HALVES_BUDGET` times over."""
+    to runs of `_LEAF_LINES` judged by Python. Given a piece pyarrow refused (`_around_bad_lines`),
+    or a text it must not read whole, this costs about one more of pyarrow's readings of it rather
+    than Python's parse of every line (a 267 MB text whose last line is cut short: 8.2-9.4 -> 5.5-6.9 s,
+    when it was given the whole text). Judged line by line: a text of bad UTF-8 (pyarrow passes it
+    into a string) or of more than `_MAX_APART` lines set apart, and whatever is left once pyarrow
+    has read the text `_HALVES_BUDGET` times over."""
     runs: list[tuple[int, int]] = []
     numbers: list[np.ndarray] = []
     errors: list[LineError] = []
