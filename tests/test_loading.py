@@ -1499,3 +1499,51 @@ def test_a_text_file_is_shaped_a_block_at_a_time_as_it_is_whole(tmp_path: Path, 
         unfit = _unfit_lines(text, end) or not text.startswith(b"{")
         # Never missed; a line beginning with blanks across two blocks may be taken for an unfit one.
         assert shape.unfit_lines == unfit if block > len(text) else shape.unfit_lines or not unfit, text[:20]
+
+
+# Cells a system may write where the format has another kind, or that a reader may take for
+# something else: pyarrow's CSV reader took "NA" and "null" for missing values until fd9e7d1.
+ODD_CELLS = ["NA", "null", "NaN", "nan", "N/A", "#N/A", " 5 ", "5.0", "5.5", "1e400", "-1e400", "-0", "+7", "0x10", "١٢", "true", "TRUE",
+             " false", "1", "0", "2026-03-01T21:04:05", "2026-03-01T21:04:05Z", "2026-03-01 21:04:05+01:00", "2026-03-01", "x",
+             "Infinity", "9" * 19, "-9223372036854775808", "\u00a05", "é", "a,b", 'q"q', "\t", "  "]
+
+
+@pytest.fixture(scope="module")
+def simulated_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from auditor.simulate import simulate
+
+    out = tmp_path_factory.mktemp("simulated") / "bundle"
+    simulate(out, seed=11, rounds=40, fmt="csv", plant_rate=0.0)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_same_cells_read_the_same_in_csv_jsonl_and_parquet(tmp_path: Path, simulated_csv: Path, seed: int) -> None:
+    """A table's cells, some replaced by odd ones, written as CSV, as JSONL strings and as Parquet
+    strings: the same rows, the same values, the same quarantined lines with the same reasons."""
+    rng = np.random.default_rng(seed)
+    names = sorted(p.stem for p in simulated_csv.glob("*.csv"))
+    name = names[seed % len(names)]
+    with (simulated_csv / f"{name}.csv").open(newline="", encoding="utf-8") as fh:
+        header, *rows = list(csv.reader(fh))
+    body: list[list[str | None]] = [[c if c != "" else None for c in row] for row in rows]
+    for _ in range(int(rng.integers(1, 8))):
+        body[int(rng.integers(0, len(body)))][int(rng.integers(0, len(header)))] = ODD_CELLS[int(rng.integers(0, len(ODD_CELLS)))]
+    readings = []
+    for fmt in ("csv", "jsonl", "parquet"):
+        bundle = tmp_path / fmt
+        bundle.mkdir()
+        path = bundle / f"{name}.{fmt}"
+        if fmt == "csv":
+            with path.open("w", newline="", encoding="utf-8") as fh:
+                csv.writer(fh, lineterminator="\n").writerows([header, *[["" if v is None else v for v in row] for row in body]])
+        elif fmt == "jsonl":
+            path.write_text("".join(json.dumps(dict(zip(header, row, strict=True)), ensure_ascii=False) + "\n" for row in body), encoding="utf-8")
+        else:
+            pq.write_table(pa.table({h: pa.array([row[i] for row in body], pa.string()) for i, h in enumerate(header)}), path)
+        loaded = load_bundle(bundle)
+        q = loaded.quarantine
+        frame = loaded.frames[name].drop(columns=["_file"]).astype(object) if name in loaded.frames else pd.DataFrame()
+        counts = [(f.rows_read, f.rows_audited, f.rows_quarantined, f.error) for f in loaded.files]
+        readings.append((sorted(zip(q["line"], q["reason"], strict=True)), frame.where(frame.notna(), None).values.tolist(), counts))
+    assert readings[0] == readings[1] == readings[2]
