@@ -26,6 +26,11 @@ def write_bundle(path: Path, tables: dict[str, list[dict[str, object]]], fmt: st
     return path
 
 
+def json_record(row: dict[str, object]) -> dict[str, object]:
+    """An inline row as a JSONL line holds it: times as ISO 8601 text."""
+    return {k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in row.items()}
+
+
 def audit(path: Path, tables: dict[str, list[dict[str, object]]], select: str, fmt: str = "csv", quarantine_ok: bool = False) -> pd.DataFrame:
     """Findings of the `select`ed rules; fails when an inline row was quarantined, so that a rule
     test can never pass just because its rows never reached the rule."""

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from helpers import CDF_TABLE, cdf, coup, write_bundle
+from helpers import CDF_TABLE, cdf, coup, json_record, write_bundle
 from typer.testing import CliRunner
 
 from auditor.cli import app
@@ -266,7 +266,7 @@ def test_a_jsonl_file_whose_first_line_is_null_is_audited_not_a_crash(tmp_path: 
     import sys
 
     write_bundle(tmp_path / "b", {"tables": [CDF_TABLE]})
-    rows = [json.dumps({k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in coup(f"C{n}").items()}) for n in (1, 2)]
+    rows = [json.dumps(json_record(coup(f"C{n}"))) for n in (1, 2)]
     (tmp_path / "b" / "cdf_coups.jsonl").write_text("\n".join([first, *rows]) + "\n")
     done = subprocess.run([sys.executable, "-m", "auditor", "audit", str(tmp_path / "b"), "--out", str(tmp_path / "out")],
                           capture_output=True, text=True, timeout=120, check=False)
@@ -311,7 +311,7 @@ def test_a_jsonl_column_whose_values_change_kind_where_pyarrow_starts_a_block_is
     import sys
 
     write_bundle(tmp_path / "b", {"tables": [CDF_TABLE]})
-    row = json.dumps({k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in coup("C1").items()}).replace('"C1"', '"C{:08d}"')
+    row = json.dumps(json_record(coup("C1"))).replace('"C1"', '"C{:08d}"')
     assert '"stop_card": false' in row
     at = (1 << 24) // (len(row) - len("{:08d}") + 8 + 1)  # the first line of pyarrow's second block
     lines = [row.replace("{:08d}", f"{n:08d}").replace('"stop_card": false', '"stop_card": 0' if n >= at else '"stop_card": false')

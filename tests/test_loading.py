@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from helpers import CDF_TABLE, at, bet, cdf, coup, dice, spin, stake_row, throw, wheel, write_bundle
+from helpers import CDF_TABLE, at, bet, cdf, coup, dice, json_record, spin, stake_row, throw, wheel, write_bundle
 from helpers import values as cells
 from typer.testing import CliRunner
 
@@ -357,7 +357,7 @@ def test_wrong_number_of_cells_and_bad_utf8(tmp_path: Path) -> None:
 def _jsonl_lines(tmp_path: Path, edit: Callable[[list[str]], None]) -> Path:
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
     rows = [coup(f"C{n}") for n in (1, 2, 3)]
-    lines = [json.dumps({k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in r.items()}) for r in rows]
+    lines = [json.dumps(json_record(r)) for r in rows]
     edit(lines)
     (tmp_path / "cdf_coups.jsonl").write_text("\n".join(lines) + "\n")
     return tmp_path
@@ -372,7 +372,7 @@ def test_a_jsonl_file_without_a_required_key_is_read_the_same_by_pyarrow_and_lin
     the text tells which, as Python's json does line by line."""
     rows = []
     for i in (1, 2):
-        row = {k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()}
+        row = json_record(coup(f"C{i}"))
         del row["table_id"]
         text = json.dumps(row)[1:]
         key = {"absent": "", "null": '"table_id": null, ', "escaped-null": '"t\\u0061ble_id": null, ', "as-a-value": '"note": "table_id", ',
@@ -483,7 +483,7 @@ def test_a_parquet_struct_where_the_format_has_text_is_a_bad_cell(tmp_path: Path
 def test_jsonl_keeps_types_and_reports_bad_lines(tmp_path: Path) -> None:
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
     rows = [coup("C1"), coup("C2")]
-    lines = [json.dumps({k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in r.items()}) for r in rows]
+    lines = [json.dumps(json_record(r)) for r in rows]
     lines.insert(1, "{not json")
     (tmp_path / "cdf_coups.jsonl").write_text("\n".join(lines) + "\n")
     bundle = load_bundle(tmp_path)
@@ -495,7 +495,7 @@ def test_jsonl_half_a_surrogate_pair_is_a_bad_line_not_a_crash(tmp_path: Path) -
     # "\ud800" is valid JSON but no character: it used to crash the audit when the outputs were written.
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
     rows = [coup("C1"), coup("C2", player_id="P\ud800"), coup("C3", player_id="\U0001F600")]
-    lines = [json.dumps({k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in r.items()}) for r in rows]
+    lines = [json.dumps(json_record(r)) for r in rows]
     (tmp_path / "cdf_coups.jsonl").write_text("\n".join(lines) + "\n")
     assert '"P\\ud800"' in lines[1] and "\\ud83d\\ude00" in lines[2]  # json.dumps escapes both; only one is half a pair
     bundle = load_bundle(tmp_path)
@@ -511,7 +511,7 @@ def test_jsonl_string_or_key_of_bad_utf8_is_a_bad_line_not_a_crash(tmp_path: Pat
     # string and the audit ended. Now the line is set aside as a CSV line of bad UTF-8 is.
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
     rows = [coup("C1"), coup("C2"), coup("C3")]
-    lines = [json.dumps({k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in r.items()}).encode() for r in rows]
+    lines = [json.dumps(json_record(r)).encode() for r in rows]
     lines[1] = lines[1].replace(b'"P2"', b'"P\xff2"')
     lines[2] = lines[2].replace(b'"C3"', b'"C3", "note\xff": 1')  # a key of bad UTF-8 cost the whole file
     data = b"\n".join(lines) + b"\n"
@@ -897,7 +897,7 @@ def test_large_amounts_stay_exact(tmp_path: Path) -> None:
 
 def test_jsonl_fast_and_careful_paths_agree(tmp_path: Path) -> None:
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
-    rows = [{k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()} for i in (1, 2, 3)]
+    rows = [json_record(coup(f"C{i}")) for i in (1, 2, 3)]
     rows[1]["ts"] = "2026-03-02T20:02:00"  # no offset: quarantined on either path
     clean = "\n".join(json.dumps(r) for r in rows) + "\n"
     (tmp_path / "cdf_coups.jsonl").write_text(clean)
@@ -914,7 +914,7 @@ def test_jsonl_lines_around_a_bad_one_are_read_as_if_it_were_not_there(tmp_path:
     """A bad line costs only itself: the other lines are read as a file without it would be, each
     named by its own line (a blank line is no row)."""
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
-    rows = [{k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()} for i in (1, 2, 3)]
+    rows = [json_record(coup(f"C{i}")) for i in (1, 2, 3)]
     rows[1]["bank_cents"] = 2**53 + 1
     good = [json.dumps(r) for r in rows]
     (tmp_path / "cdf_coups.jsonl").write_text("\n".join([good[0], "{oops", good[1], "", good[2]]) + "\n")
@@ -935,7 +935,7 @@ def test_a_jsonl_line_of_blanks_beside_a_line_of_two_objects_leaves_every_row_on
     are as many as the lines, and every row between them was named by the line before its own, the
     second object passing for a record (found by the comparison of readers, 2026-12-04)."""
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
-    rows = [json.dumps({k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()}) for i in range(1, 9)]
+    rows = [json.dumps(json_record(coup(f"C{i}"))) for i in range(1, 9)]
     lines = [*rows[:2], *([] if last else [blank]), *rows[2:4], rows[4] + rows[4], *rows[5:], *([blank] if last else [])]
     (tmp_path / "cdf_coups.jsonl").write_text("\n".join(lines))
     bundle = load_bundle(tmp_path)
@@ -954,7 +954,7 @@ def test_a_jsonl_bad_line_costs_only_itself_and_its_piece(tmp_path: Path, monkey
     that piece, and the file is never read line by line (a month's file with its last line cut:
     not every line read again)."""
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
-    rows = [json.dumps({k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()}) for i in range(1, 41)]
+    rows = [json.dumps(json_record(coup(f"C{i}"))) for i in range(1, 41)]
     rows[17] = {"two": rows[17] + rows[17], "NaN": rows[17].replace('"bank_cents": 10000', '"bank_cents": NaN'),
                 "twice": rows[17].replace('"bank_cents": ', '"bank_cents": 5, "bank_cents": ', 1)}.get(bad, bad)
     text = ("\n".join(rows) + "\n").encode()
@@ -982,7 +982,7 @@ def test_jsonl_reads_the_same_by_pyarrow_and_line_by_line(tmp_path: Path, monkey
     odd = [2**53 + 1, 1.5, 3.0, -5, None, "12", 10**18, 2**63, 1e308]
     lines = []
     for i in range(int(rng.integers(1, 30))):
-        row = {k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()}
+        row = json_record(coup(f"C{i}"))
         pick = rng.random()
         if pick < 0.1:
             twice = json.dumps(row).replace('"bank_cents": ', '"bank_cents": 5, "bank_cents": ', 1)
@@ -1058,7 +1058,7 @@ def test_jsonl_read_in_pieces_is_what_pyarrow_reads_in_one_block(monkeypatch: py
 
 def test_jsonl_with_a_bad_line_and_a_number_for_text_is_read_line_by_line(tmp_path: Path) -> None:
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
-    rows = [{k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()} for i in (1, 2)]
+    rows = [json_record(coup(f"C{i}")) for i in (1, 2)]
     rows[1]["coup_id"] = 2  # pyarrow refuses a number where the format says text, with or without the bad line
     (tmp_path / "cdf_coups.jsonl").write_text("\n".join([json.dumps(rows[0]), "[1, 2]", json.dumps(rows[1])]) + "\n")
     bundle = load_bundle(tmp_path)
@@ -1247,7 +1247,7 @@ def test_a_jsonl_integer_beside_a_fraction_keeps_every_digit(tmp_path: Path) -> 
     """pyarrow types a JSON column holding integers and a fraction as floats, which hold integers
     exactly only up to 2**53: the large amount must come through digit for digit, not one cent off."""
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
-    rows = [{k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()} for i in (1, 2, 3, 4)]
+    rows = [json_record(coup(f"C{i}")) for i in (1, 2, 3, 4)]
     rows[0]["bank_cents"] = 2**53 + 1
     rows[1]["bank_cents"] = 1.5
     rows[2]["bank_cents"] = -(2**62) - 1
@@ -1261,7 +1261,7 @@ def test_a_jsonl_integer_beside_a_fraction_keeps_every_digit(tmp_path: Path) -> 
 def test_a_jsonl_integer_column_with_a_missing_value_keeps_every_digit(tmp_path: Path) -> None:
     """pyarrow hands pandas an integer column with nulls as floats unless told otherwise."""
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
-    rows = [{k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()} for i in (1, 2)]
+    rows = [json_record(coup(f"C{i}")) for i in (1, 2)]
     rows[0]["bank_cents"] = 2**53 + 1
     rows[1]["bank_cents"] = None
     (tmp_path / "cdf_coups.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
@@ -1272,7 +1272,7 @@ def test_a_jsonl_integer_column_with_a_missing_value_keeps_every_digit(tmp_path:
 
 def test_a_jsonl_integer_written_as_a_huge_float_is_quarantined(tmp_path: Path) -> None:
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
-    rows = [{k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in coup(f"C{i}").items()} for i in (1, 2)]
+    rows = [json_record(coup(f"C{i}")) for i in (1, 2)]
     rows[1]["bank_cents"] = 1e308
     (tmp_path / "cdf_coups.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     bundle = load_bundle(tmp_path)
