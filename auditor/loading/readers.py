@@ -941,29 +941,35 @@ def _read_jsonl_arrow(path: Path, columns: list[str], ints: list[str], required:
     format has text, values of several JSON types in one column): then it is read line by line."""
     schema = pa.schema([(name, pa.string()) for name in columns])
     shape = _plain_jsonl_shape(path)
-    pieces = _read_pieces(str(path), schema, every=True) if shape is not None else None
-    if shape is not None and pieces is not None and all(p.table is not None for p in pieces):
-        table = _jsonl_checked(_one_table([p.table for p in pieces if p.table is not None], schema), shape.lines, columns, ints, required,
-                               lambda: (memoryview(piece) for _, piece in _json_pieces(str(path))))
+    pieces = None
+    if shape is not None:
+        pieces = _read_pieces(str(path), schema, every=True)
+        table = _all_read(pieces, schema, shape.lines, columns, ints, required, lambda: (memoryview(p) for _, p in _json_pieces(str(path))))
         if table is not None:
             return _line_a_record(table)
     data = _open_text(path)
     # Not read from the file itself, it is from the same text in memory.
     if shape is None and _fit_for_arrow(data):
         pieces = _read_pieces(data, schema, every=True)
-        if pieces is not None and all(p.table is not None for p in pieces):
-            lines = data.count(b"\n", 0, _end_of_text(data)) + 1
-            table = _jsonl_checked(_one_table([p.table for p in pieces if p.table is not None], schema), lines, columns, ints, required,
-                                   lambda: [data])
-            if table is not None:
-                del data, pieces  # the text, no longer needed, goes before the frame is made
-                return _line_a_record(table)
+        lines = data.count(b"\n", 0, _end_of_text(data)) + 1
+        table = _all_read(pieces, schema, lines, columns, ints, required, lambda: [data])
+        if table is not None:
+            del data, pieces  # the text, no longer needed, goes before the frame is made
+            return _line_a_record(table)
     around = _around_bad_lines(data, pieces if pieces is not None else _pieces_apart(data, schema), schema, columns, ints, required)
     del data, pieces
     if around is None:
         return None
     table, numbers, errors = around
     return RawTable(exact_frame(table), numbers, errors)
+
+
+def _all_read(pieces: list[_Piece] | None, schema: pa.Schema, lines: int, columns: list[str], ints: list[str], required: Collection[str],
+              texts: Callable[[], Iterable[bytes | memoryview]]) -> pa.Table | None:
+    """The pieces' tables as one (`_one_table`, `_jsonl_checked`), when pyarrow read every piece."""
+    if pieces is None or any(p.table is None for p in pieces):
+        return None
+    return _jsonl_checked(_one_table([p.table for p in pieces], schema), lines, columns, ints, required, texts)
 
 
 def _around_bad_lines(data: bytes, pieces: list[_Piece], schema: pa.Schema, columns: list[str], ints: list[str],
