@@ -430,7 +430,8 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
         source = SourceFile(name=name, table=table.name, sha256=sha256_of(path))
         sources.append(source)
         try:
-            raw = read_raw(path, text_columns, int_columns, category_columns, required_columns, float_columns)
+            raw = read_raw(path, text_columns=text_columns, int_columns=int_columns, category_columns=category_columns,
+                           required_columns=required_columns, float_columns=float_columns)
         except UnreadableFile as exc:
             source.error = str(exc)
             quarantine.append(_unreadable(table, name, str(exc)))
