@@ -1118,9 +1118,8 @@ _HALVES_BUDGET = 3
 _MAX_APART = 10_000
 
 
-def _good_lines(data: bytes, start: int = 0, stop: int | None = None, number: int = 1,
-                ) -> tuple[list[tuple[int, int]], np.ndarray, list[LineError]]:
-    """Of the lines of `data[start:stop]` (the whole text by default; the first numbered `number`),
+def _good_lines(data: bytes, start: int, stop: int, number: int) -> tuple[list[tuple[int, int]], np.ndarray, list[LineError]]:
+    """Of the lines of `data[start:stop]` (the first numbered `number`),
     the byte spans of the runs of good ones (in order), the number of each good one, and the bad
     ones; blank lines are neither. The lines set apart (`_lines_apart`: blank, or not beginning
     as an object does, which pyarrow must never see) are judged one by one by Python's json
@@ -1135,7 +1134,6 @@ def _good_lines(data: bytes, start: int = 0, stop: int | None = None, number: in
     runs: list[tuple[int, int]] = []
     numbers: list[np.ndarray] = []
     errors: list[LineError] = []
-    stop = len(data) if stop is None else stop
     apart = _lines_apart(data, start, stop) if _is_utf8(memoryview(data)[start:stop]) else None
     if apart is None:
         _judge_lines(data, start, stop, number, runs, numbers, errors)
