@@ -646,6 +646,11 @@ _JSON_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError)
 JsonSource = bytes | str | tuple[bytes, int, int]  # a text, a file's path, or a span of a text
 
 
+def _span(source: bytes | tuple[bytes, int, int]) -> tuple[bytes, int, int]:
+    """A text in memory as the span it is read from: the whole of it, or the span given."""
+    return (source, 0, len(source)) if isinstance(source, bytes) else source
+
+
 def _json_pieces(source: JsonSource) -> Iterator[tuple[int, pa.Buffer]]:
     """`source`'s text in pieces of about `_JSON_BLOCK` bytes (more where a line is longer), each
     ending at a line end or the text's end, with the offset each begins at; a file is read a block
@@ -666,7 +671,7 @@ def _json_pieces(source: JsonSource) -> Iterator[tuple[int, pa.Buffer]]:
             if carried:
                 yield at, pa.py_buffer(b"".join(carried))
         return
-    data, start, stop = (source, 0, len(source)) if isinstance(source, bytes) else source
+    data, start, stop = _span(source)
     whole = pa.py_buffer(data)
     while start < stop:
         cut = data.find(b"\n", min(start + _JSON_BLOCK, stop), stop)
@@ -702,7 +707,7 @@ def _read_pieces(source: JsonSource, schema: pa.Schema | None, every: bool = Fal
     pieces in flight at once. `every`: every piece, each one pyarrow refuses without its table (to
     find the bad lines in only those); otherwise None at the first it refuses."""
     if not isinstance(source, str):
-        data, start, stop = (source, 0, len(source)) if isinstance(source, bytes) else source
+        data, start, stop = _span(source)
         if 0 < stop - start <= _JSON_BLOCK:  # one piece (a half, a run between bad lines): no threads to start
             table = _read_piece(pa.py_buffer(data).slice(start, stop - start), schema)
             return [_Piece(start, stop, table)] if every or table is not None else None
