@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
 import numpy as np
@@ -53,7 +53,7 @@ from auditor.figures import combine_figures, table_figures
 from auditor.frames import arrow, isin, later_occurrences, positions, repeated_ids, stable_sorted, written_again
 from auditor.loading.bundle import LOAD_THREADS, TIMED_GAPS, Bundle, LoadedFiles, SourceFile, gap_rows, row_digests, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required, part_order, set_aside_unmatched
 from auditor.loading.coerce import NS_PER_TICK, as_text, parse_column, ticks_out_of_range
-from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame, repeated_names
+from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame, partition_values, repeated_names, with_path_columns
 from auditor.report.outputs import data_period
 from auditor.rules import Rule
 from auditor.ruleset import Ruleset
@@ -370,12 +370,13 @@ def _table_ids(path: Path, table: str, keyed: dict[str, Path], away: Away | None
             if not inside_bundle(path, keyed[key]):
                 raise UnreadableFile("outside the bundle")  # never read (reported by the second pass)
             part = open_parquet(keyed[key])
-            names = part.schema_arrow.names
-            if repeated_names(names) or missing_required(TABLES[table], names):
+            held = part.schema_arrow.names
+            named = partition_values(PurePosixPath(key).parts[:-1], TABLES[table].names)  # as the second pass's load adds them
+            if repeated_names(held) or missing_required(TABLES[table], [*held, *named]):
                 raise UnreadableFile("refused by the second pass")
             if not wanted:
                 continue
-            read = part.read(columns=wanted)
+            read = with_path_columns(part.read(columns=[n for n in wanted if n in held]), named)
             values = _ids_as_read(read, [*texts, *played[:1]])
             size = read.num_rows
             when = _times_as_read(read.column(played[1]), TABLES[table].column(played[1])) if played else None

@@ -236,6 +236,27 @@ def test_parts_named_differently_in_each_table(tmp_path: Path) -> None:
     audit_both(tmp_path / "parts", tmp_path)
 
 
+def test_round_parts_that_keep_their_table_id_in_directory_names(tmp_path: Path) -> None:
+    """Round tables written as pyarrow writes a dataset partitioned by day and table
+    (`cdf_coups/day=.../table_id=.../<uuid>-0.parquet`, no table_id in the files): by partition as
+    whole, and both find what the audit of the same parts with table_id in them finds."""
+    import pyarrow.parquet as pq
+
+    simulate(tmp_path / "flat", seed=46, rounds=2000, fmt="parquet", plant_rate=0.02)
+    partition(tmp_path / "flat", tmp_path / "parts", "%Y-%m-%dT%H")
+    held = runner.invoke(app, ["audit", str(tmp_path / "parts"), "--out", str(tmp_path / "held"), "--format", "jsonl"])
+    assert held.exit_code == 1, held.output
+    for table in ("cdf_coups", "wheel_spins", "dice_throws"):
+        for part in sorted((tmp_path / "parts" / table).glob("*.parquet")):
+            pq.write_to_dataset(pq.read_table(part), tmp_path / "parts" / table / f"day={part.stem}", partition_cols=["table_id"])
+            part.unlink()
+    spins = next((tmp_path / "parts" / "wheel_spins").rglob("*.parquet"))
+    assert spins.parent.name.startswith("table_id=") and "table_id" not in pq.read_schema(spins).names
+    audit_both(tmp_path / "parts", tmp_path)
+    assert rules_and_rounds(tmp_path / "w") == rules_and_rounds(tmp_path / "held")
+    assert len(rules_and_rounds(tmp_path / "w")) > 50
+
+
 def test_tournament_entries_filed_under_another_day_than_their_tournament(tmp_path: Path) -> None:
     """Every table written a file a day: a tournament under the day it starts, its entries under the
     days players registered. The small tables are read whole however they are stored, so each

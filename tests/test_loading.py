@@ -548,6 +548,66 @@ def test_parquet_directory_of_partitions(tmp_path: Path) -> None:
     assert [f.name for f in bundle.files if f.table == "cdf_coups"] == ["cdf_coups/2026-03-01.parquet", "cdf_coups/2026-03-02.parquet"]
 
 
+def _as_dataset(target: Path, rows: list[dict[str, object]], columns: list[str]) -> None:
+    """`rows` written as pyarrow writes a dataset partitioned by `columns`: a directory a value
+    (`table_id=T1/mode=rules/<uuid>-0.parquet`), the columns left out of the files."""
+    table = pa.Table.from_pandas(pd.DataFrame(rows), preserve_index=False)
+    pq.write_to_dataset(table, target, partition_cols=columns)
+
+
+@pytest.mark.parametrize("dictionary_rows", [0, 10**9])
+def test_columns_a_partitioned_dataset_keeps_in_its_directory_names_are_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                              dictionary_rows: int) -> None:
+    """pyarrow's `write_to_dataset`, Spark and Hive keep a partition column in the directories'
+    names, not in the files: `cdf_coups/table_id=T1/mode=free/...` holds coups without either
+    column, each of them required. They are the rows' cells, percent-decoded as written, enums
+    typed as the file's own (0: read as categories)."""
+    monkeypatch.setattr(readers, "DICTIONARY_ROWS", dictionary_rows)
+    write_bundle(tmp_path, {"tables": [CDF_TABLE, {**CDF_TABLE, "table_id": "T 2/é"}]})
+    rows = [coup("C1"), coup("C2", mode="free"), coup("C3", table_id="T 2/é", coup_no=1, bank_event="initial")]
+    _as_dataset(tmp_path / "cdf_coups", rows, ["table_id", "mode"])
+    assert not any("table_id" in pq.read_schema(p).names for p in (tmp_path / "cdf_coups").rglob("*.parquet"))
+    bundle = load_bundle(tmp_path)
+    assert bundle.quarantine.empty
+    coups = bundle.frames["cdf_coups"].set_index("coup_id")
+    assert coups.loc[["C1", "C2", "C3"], "table_id"].tolist() == ["T1", "T1", "T 2/é"]
+    assert coups.loc[["C1", "C2", "C3"], "mode"].tolist() == ["rules", "free", "rules"]
+    assert sorted(f.name.split("/")[1] for f in bundle.files if f.table == "cdf_coups") == ["table_id=T%202%2F%C3%A9", "table_id=T1", "table_id=T1"]
+
+
+def test_a_null_partition_value_is_a_missing_cell_and_a_file_s_own_column_is_read_as_written(tmp_path: Path) -> None:
+    """A null table_id is the directory `table_id=__HIVE_DEFAULT_PARTITION__`: its rows are
+    quarantined (required value missing), named by their file and row. A file that holds the
+    column itself is read as it holds it, whatever its directory says."""
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    _as_dataset(tmp_path / "cdf_coups", [coup("C1"), coup("C2", table_id=None)], ["table_id"])
+    held = tmp_path / "cdf_coups" / "table_id=T9"
+    held.mkdir()
+    pq.write_table(pa.Table.from_pandas(pd.DataFrame([coup("C3")]), preserve_index=False), held / "own.parquet")
+    bundle = load_bundle(tmp_path)
+    q = bundle.quarantine
+    assert q["file"].tolist() == [next(f.name for f in bundle.files if "__HIVE_DEFAULT_PARTITION__" in f.name)]
+    assert q["line"].tolist() == [1] and q["reason"].tolist() == ["table_id: required value missing"]
+    coups = bundle.frames["cdf_coups"].set_index("coup_id")
+    assert coups.loc[["C1", "C3"], "table_id"].tolist() == ["T1", "T1"]
+
+
+@pytest.mark.parametrize(("directories", "expected"), [
+    (["table_id=T%201"], {"table_id": "T 1"}),
+    (["day=2026-03-01"], {}),  # no column of the format: left out, as a column a file holds would be
+    (["table_id=T1", "shoe_id=S%2F1"], {"table_id": "T1", "shoe_id": "S/1"}),
+    (["table_id=T1", "table_id=T2"], {"table_id": "T2"}),
+    (["table_id=__HIVE_DEFAULT_PARTITION__"], {"table_id": None}),
+    (["table_id="], {"table_id": ""}),
+    (["table_id=a=b"], {"table_id": "a=b"}),
+    (["table_id=%FF"], {"table_id": "%FF"}),  # not UTF-8 once decoded: the name as written
+    (["table_id=T\udcff"], {"table_id": "T\ufffd"}),  # a name of bytes that are not UTF-8
+    (["2026", "03"], {}),
+])
+def test_partition_values(directories: list[str], expected: dict[str, str | None]) -> None:
+    assert readers.partition_values(directories, TABLES["cdf_coups"].names) == expected
+
+
 def _replaced(table: pa.Table, name: str, values: pa.Array | pa.ChunkedArray) -> pa.Table:
     return table.set_column(table.schema.get_field_index(name), name, values)
 

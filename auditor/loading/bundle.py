@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
 import numpy as np
@@ -26,7 +26,7 @@ from pandas.api.types import union_categoricals
 
 from auditor.frames import arrow, coded, is_text_categories, isin, later_occurrences, positions, rows_holding
 from auditor.loading.coerce import as_text, coerce, finalize_dtypes
-from auditor.loading.readers import LineError, RawTable, UnreadableFile, read_raw
+from auditor.loading.readers import LineError, RawTable, UnreadableFile, partition_values, read_raw
 from auditor.once import BuildLocks
 from auditor.schema import (
     ITEM_ROUNDS,
@@ -431,7 +431,8 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
         sources.append(source)
         try:
             raw = read_raw(path, text_columns=text_columns, int_columns=int_columns, category_columns=category_columns,
-                           required_columns=required_columns, float_columns=float_columns)
+                           required_columns=required_columns, float_columns=float_columns,
+                           path_columns=partition_values(PurePosixPath(name).parts[1:-1], table.names))
         except UnreadableFile as exc:
             source.error = str(exc)
             quarantine.append(_unreadable(table, name, str(exc)))

@@ -16,10 +16,11 @@ import re
 import zlib
 from array import array
 from collections import Counter, deque
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote
 
 import numpy as np
 import pandas as pd
@@ -69,12 +70,14 @@ def file_format(path: Path) -> str:
 def read_raw(
     path: Path, text_columns: list[str] | None = None, int_columns: list[str] | None = None,
     category_columns: list[str] | None = None, required_columns: Collection[str] = (), float_columns: Collection[str] = (),
+    path_columns: Mapping[str, str | None] | None = None,
 ) -> RawTable:
     """`text_columns`: columns the format holds as text (ids, enums, times), read as strings as written;
     `int_columns`: the integers, read as written (JSONL); `category_columns`: the enums and the text
     held as codes (`Column.held_as_codes`), read from Parquet as categories where the file holds them
     as text; `required_columns`: those a file must have (a JSONL file's keys: `_keys_absent`);
-    `float_columns`: the measurements (a Parquet NaN among them: `parquet_frame`)."""
+    `float_columns`: the measurements (a Parquet NaN among them: `parquet_frame`); `path_columns`:
+    a Parquet part's columns its directories name (`partition_values`)."""
     fmt = file_format(path)
     try:
         if fmt in ("csv", "csv.gz"):
@@ -82,7 +85,7 @@ def read_raw(
         if fmt in ("jsonl", "jsonl.gz"):
             return read_jsonl(path, text_columns, int_columns, required_columns)
         if fmt == "parquet":
-            return read_parquet(path, category_columns, float_columns)
+            return read_parquet(path, category_columns, float_columns, path_columns)
     except UnreadableFile:
         raise
     except (OSError, EOFError, zlib.error, pa.ArrowException, ValueError, UnicodeDecodeError, TypeError, OverflowError) as exc:
@@ -1271,11 +1274,60 @@ def _read_jsonl_careful(data: bytes) -> RawTable:
     return RawTable(frame, np.asarray(lines, dtype=np.int64), errors)
 
 
-def read_parquet(path: Path, category_columns: list[str] | None = None, float_columns: Collection[str] = ()) -> RawTable:
+# How Hive, Spark and pyarrow's `write_to_dataset` name the directory of a null partition value.
+HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
+
+
+def partition_values(directories: Iterable[str], columns: Collection[str]) -> dict[str, str | None]:
+    """The cells a partitioned dataset keeps in its directories' names rather than in its files:
+    pyarrow's `write_to_dataset(partition_cols=["table_id"])`, Spark and Hive write a table's rows
+    of table T1 to `table_id=T1/part-0.parquet`, the column left out of the file. Each `name=value`
+    directory whose name is one of `columns` (the format's), its value percent-decoded as those
+    writers encode it (left as written where that is not UTF-8), `__HIVE_DEFAULT_PARTITION__` a null;
+    the innermost directory wins a name given twice.
+
+    `table_id=T%201/2026/part-0.parquet` -> {"table_id": "T 1"}; `day=2026-03-01/x.parquet` -> {}
+    (`day` is no column of the format)."""
+    found: dict[str, str | None] = {}
+    for directory in directories:
+        name, equals, value = directory.partition("=")
+        if equals and name in columns:
+            try:
+                value = unquote(value, errors="strict")
+            except UnicodeDecodeError:
+                pass
+            # A name of bytes that are not UTF-8 (held by Python as lone surrogates): each such byte
+            # a replacement character, a value no id of the bundle is.
+            value = value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            found[name] = None if value == HIVE_NULL else value
+    return found
+
+
+def with_path_columns(table: pa.Table, columns: Mapping[str, str | None]) -> pa.Table:
+    """`table` with each of `columns` (`partition_values`) that it does not hold itself, its value
+    in every row, as the text a file would hold (one dictionary entry, not a string a row). A column
+    the file holds is read as the file holds it."""
+    rows = table.num_rows
+    for name, value in columns.items():
+        if name in table.column_names:
+            continue
+        if value is None:
+            table = table.append_column(name, pa.nulls(rows, pa.string()))
+        else:
+            codes = pa.array(np.zeros(rows, dtype=np.int32))
+            table = table.append_column(name, pa.DictionaryArray.from_arrays(codes, pa.array([value], pa.string())))
+    return table
+
+
+def read_parquet(path: Path, category_columns: list[str] | None = None, float_columns: Collection[str] = (),
+                 path_columns: Mapping[str, str | None] | None = None) -> RawTable:
     """`category_columns` read as categories: a value a few bytes a row, not decoded to 4M strings
     that the typing looks up again one by one (the typing takes their few categories instead);
-    `float_columns`: see `parquet_frame`."""
+    `float_columns`: see `parquet_frame`; `path_columns`: the columns the part's directories name
+    (`with_path_columns`)."""
     table = open_parquet(path, category_columns).read()
+    if path_columns:
+        table = with_path_columns(table, path_columns)
     rows = table.num_rows
     errors, decode = bad_text_rows(table)
     keep = None
