@@ -276,6 +276,54 @@ def test_a_jsonl_file_whose_first_line_is_null_is_audited_not_a_crash(tmp_path: 
 
 
 
+def test_jsonl_lines_nested_deeper_than_pyarrow_s_stack_are_bad_lines_not_a_crash(tmp_path: Path) -> None:
+    # pyarrow's JSON reader (26.0) recurses a level at a time: a line nested 100,000 deep ended the
+    # process with a segmentation fault. Such lines are Python's to judge (RecursionError: a bad
+    # line), wherever they fall among good ones; a line nested 600 deep in a column the format does
+    # not list is read by Python and audited. Run in a child process, so that a crash fails this test only.
+    import subprocess
+    import sys
+
+    deep = 100_000
+    nests = {
+        5: "[" * deep + "]" * deep,
+        900: '{"a": ' * deep + "1" + "}" * deep,
+        1700: '[{"a": ' * (deep // 2) + "1" + "}]" * (deep // 2),
+        2500: "[" * 600 + "]" * 600,
+    }
+    rows = []
+    for n in range(1, 3001):
+        record = json.dumps(json_record(coup(f"C{n}", shoe_id=f"S{(n - 1) // 60}", coup_no=(n - 1) % 60 + 1,
+                                             bank_event="retained" if (n - 1) % 60 else "initial")))
+        rows.append(record[:-1] + ', "extra": ' + nests[n] + "}" if n in nests else record)
+    rows[2999] = rows[2999].replace('"C3000"', "[" * deep + "]" * deep)  # in a column of the format
+    write_bundle(tmp_path / "b", {"tables": [CDF_TABLE]})
+    (tmp_path / "b" / "cdf_coups.jsonl").write_text("\n".join(rows) + "\n")
+    done = subprocess.run([sys.executable, "-m", "auditor", "audit", str(tmp_path / "b"), "--out", str(tmp_path / "out"), "--select", "LOG001"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 1, (done.returncode, done.stderr[-500:])
+    found = [json.loads(line) for line in (tmp_path / "out" / "violations.jsonl").read_text().splitlines()]
+    assert sorted(f["source"] for f in found) == [f"cdf_coups.jsonl:{n}" for n in (1700, 3000, 5, 900)]
+    assert all("RecursionError" in f["message"] for f in found)
+    files = {f["name"]: f for f in json.loads((tmp_path / "out" / "summary.json").read_text())["files"]}
+    assert (files["cdf_coups.jsonl"]["rows_read"], files["cdf_coups.jsonl"]["rows_audited"]) == (3000, 2996)
+
+
+@pytest.mark.parametrize(("text", "many"), [
+    (b'{"a": 1}\n' * 10_000, False),  # each line's own brace: none left over
+    (b'{"a": [1, {"b": 2}]}\n' * 10_000, False),  # three a line, 30,000 in all
+    (b'{"a": ' + b"[" * 499 + b"]" * 499 + b"}", False),  # 500, its own brace among them
+    (b'{"a": 1}\n' * 9 + b'{"a": ' + b"[" * 500 + b"]" * 500 + b"}\n", True),
+    (b'{"a": "' + b"[" * 600 + b'"}', True),  # in a string, counted all the same: Python judges it
+])
+def test_a_piece_with_a_line_of_too_many_brackets_is_not_for_pyarrow(text: bytes, many: bool) -> None:
+    import pyarrow as pa
+
+    from auditor.loading import readers
+
+    assert readers._opens_too_many(pa.py_buffer(text)) is many
+
+
 @pytest.mark.parametrize(("text", "found"), [
     (b'{"a": 1}\nnull\n{"a": 2}', True), (b'{"a": 1}\n \t null', True), (b"null", True), (b'{"a": 1}\r\n[1]', True),
     (b'{"a": 1}\n"s"\n', True), (b'{"a": 1}\n\n \r\n{"b": 2}\n', True), (b'  {"a": 1}\n{"a": null}', False),

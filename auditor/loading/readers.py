@@ -693,7 +693,32 @@ class _Piece:
     table: pa.Table | None
 
 
+# pyarrow's JSON parser recurses a level of nesting at a time: a line nested some 20,000 deep
+# (`[[[[...`) ends the process with a segmentation fault (pyarrow 26, a thread's 8 MiB stack), where
+# Python's json refuses about 1,000 levels (RecursionError: a bad line). A piece holding a line with
+# more than this many `[` and `{` is never handed to pyarrow: it is judged as a piece pyarrow
+# refused, its deep line by Python. Below Python's limit, so that every line pyarrow reads, Python
+# would read too.
+_MAX_OPENS = 500
+
+
+def _opens_too_many(piece: pa.Buffer) -> bool:
+    """Whether a line of `piece` (lines that each begin with `{`, as every text handed to pyarrow's
+    JSON reader does: `_unfit_lines`) may hold more than `_MAX_OPENS` brackets `[` and `{`, a bound
+    on how deep it nests. First for the piece as a whole: each line's own `{` aside, the brackets
+    left in the piece are more than any one line holds (a log's flat records: none at all; 16 MiB in
+    8 ms, numpy letting go of the interpreter's lock); then, where that bound is passed, line by line."""
+    text = np.frombuffer(piece, dtype=np.uint8)
+    count = int(np.count_nonzero(text == ord("{"))) + int(np.count_nonzero(text == ord("[")))
+    if count <= _MAX_OPENS or count - int(np.count_nonzero(text == ord("\n"))) + 1 <= _MAX_OPENS:
+        return False
+    opens = np.flatnonzero((text == ord("{")) | (text == ord("[")))
+    return int(np.bincount(np.searchsorted(np.flatnonzero(text == ord("\n")), opens)).max()) > _MAX_OPENS
+
+
 def _read_piece(piece: pa.Buffer, schema: pa.Schema | None) -> pa.Table | None:
+    if _opens_too_many(piece):
+        return None
     parse = pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="infer", newlines_in_values=False)
     block = min(piece.size + 1, (1 << 31) - 1)  # the whole piece, one block
     try:
