@@ -1030,6 +1030,31 @@ def test_a_jsonl_bad_line_costs_only_itself_and_its_piece(tmp_path: Path, monkey
     assert sum(stop - start for start, stop in judged) <= max(len(rows[17]), block + 2 * len(rows[0]))
 
 
+@pytest.mark.parametrize("block", [300, 1 << 24])
+def test_jsonl_columns_the_format_does_not_list_keep_a_file_from_the_reading_line_by_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                                         block: int) -> None:
+    """Columns not listed are allowed and ignored: an ISO time (which pyarrow reads as a timestamp),
+    an object, a list, a value of another JSON type in another piece (300 bytes: a line or two a
+    piece). Such a file is read by pyarrow, never line by line (an extra time a line made it 11
+    times slower), and as line by line would. (Values of two JSON types in one piece pyarrow still
+    refuses: that piece's lines are judged by Python.)"""
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    extras = [{"logged_at": "2026-03-01T21:04:05+01:00"}, {"device": {"id": "D1", "tags": [1, 2], "at": {"a": None}}}, {"notes": ["x", "y"]}, {"seq": 7}]
+    lines = [json.dumps({**json_record(coup(f"C{i}")), **extras[i % len(extras)], **extras[(i + 1) % len(extras)]}) for i in range(1, 31)]
+    if block == 300:  # a line a piece
+        lines = [line.replace('"seq": 7', '"seq": "seven"') if i % 2 else line for i, line in enumerate(lines)]
+    (tmp_path / "cdf_coups.jsonl").write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(readers, "_JSON_BLOCK", block)
+    careful = readers._read_jsonl_careful
+    monkeypatch.setattr(readers, "_read_jsonl_careful", lambda *_: pytest.fail("read line by line"))
+    monkeypatch.setattr(readers, "_judge_lines", lambda *_: pytest.fail("lines judged by Python"))
+    read = load_bundle(tmp_path).frames["cdf_coups"]
+    assert list(read["coup_id"]) == [f"C{i}" for i in range(1, 31)]
+    monkeypatch.setattr(readers, "_read_jsonl_careful", careful)
+    monkeypatch.setattr(readers, "_read_jsonl_arrow", lambda *_: None)
+    pd.testing.assert_frame_equal(read, load_bundle(tmp_path).frames["cdf_coups"], check_dtype=False)  # Int64 read line by line
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_jsonl_reads_the_same_by_pyarrow_and_line_by_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     """Bad and blank lines, and cells of every kind: the rows, their lines and each bad cell's reason
@@ -1057,8 +1082,13 @@ def test_jsonl_reads_the_same_by_pyarrow_and_line_by_line(tmp_path: Path, monkey
             row["ts"] = ["2026-03-02T20:00:00", "x", None][i % 3]
         elif pick < 0.35:
             row["player_id"] = [{"x": "P2"}, ["P2"], 12345][i % 3]
-        lines.append(json.dumps(row))
-    (tmp_path / "cdf_coups.jsonl").write_text("\n".join(lines) + ("\n" if seed % 2 else ""))
+        if seed % 4 == 1:  # a column the format does not list, of a kind a line (or of one kind a file)
+            extras = ["2026-03-01T21:04:05+01:00", {"a": [1, {"b": "x"}]}, [1, 2], 5, "text", None,
+                      float("nan"), [float("inf")], {"x": float("nan")}, {"x": "bad\udcff"}]
+            row["extra"] = extras[int(rng.integers(0, len(extras)))] if seed % 8 == 1 else extras[seed % len(extras)]
+        lines.append(json.dumps(row, ensure_ascii="extra" not in row))
+    text = ("\n".join(lines) + ("\n" if seed % 2 else "")).encode("utf-8", "surrogateescape")  # \udcff: a byte of bad UTF-8
+    (tmp_path / "cdf_coups.jsonl").write_bytes(text)
 
     def read() -> tuple[list[object], list[list[object]]]:
         bundle = load_bundle(tmp_path)

@@ -432,7 +432,7 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
         try:
             raw = read_raw(path, text_columns=text_columns, int_columns=int_columns, category_columns=category_columns,
                            required_columns=required_columns, float_columns=float_columns,
-                           path_columns=partition_values(PurePosixPath(name).parts[1:-1], table.names))
+                           path_columns=partition_values(PurePosixPath(name).parts[1:-1], table.names), format_columns=table.names)
         except UnreadableFile as exc:
             source.error = str(exc)
             quarantine.append(_unreadable(table, name, str(exc)))

@@ -70,20 +70,21 @@ def file_format(path: Path) -> str:
 def read_raw(
     path: Path, text_columns: list[str] | None = None, int_columns: list[str] | None = None,
     category_columns: list[str] | None = None, required_columns: Collection[str] = (), float_columns: Collection[str] = (),
-    path_columns: Mapping[str, str | None] | None = None,
+    path_columns: Mapping[str, str | None] | None = None, format_columns: Collection[str] | None = None,
 ) -> RawTable:
     """`text_columns`: columns the format holds as text (ids, enums, times), read as strings as written;
     `int_columns`: the integers, read as written (JSONL); `category_columns`: the enums and the text
     held as codes (`Column.held_as_codes`), read from Parquet as categories where the file holds them
     as text; `required_columns`: those a file must have (a JSONL file's keys: `_keys_absent`);
     `float_columns`: the measurements (a Parquet NaN among them: `parquet_frame`); `path_columns`:
-    a Parquet part's columns its directories name (`partition_values`)."""
+    a Parquet part's columns its directories name (`partition_values`); `format_columns`: all the
+    format's columns (JSONL: the only ones pyarrow's reading keeps, `read_jsonl`)."""
     fmt = file_format(path)
     try:
         if fmt in ("csv", "csv.gz"):
             return read_csv(path)
         if fmt in ("jsonl", "jsonl.gz"):
-            return read_jsonl(path, text_columns, int_columns, required_columns)
+            return read_jsonl(path, text_columns, int_columns, required_columns, format_columns)
         if fmt == "parquet":
             return read_parquet(path, category_columns, float_columns, path_columns)
     except UnreadableFile:
@@ -716,7 +717,13 @@ def _opens_too_many(piece: pa.Buffer) -> bool:
     return int(np.bincount(np.searchsorted(np.flatnonzero(text == ord("\n")), opens)).max()) > _MAX_OPENS
 
 
-def _read_piece(piece: pa.Buffer, schema: pa.Schema | None) -> pa.Table | None:
+def _read_piece(piece: pa.Buffer, schema: pa.Schema | None, kept: Collection[str] | None = None) -> pa.Table | None:
+    """pyarrow's reading of one piece (`schema`: columns declared, the others inferred); None when it
+    refuses it. `kept`: the columns of the format, the only ones kept. A column the format does not
+    list is ignored (its values, read as objects, lists or times, would send a file to the reading
+    line by line: an extra ISO time a line made a JSONL file 11 times slower), but only when each of
+    its values is one Python's json reads alike (`_as_python_reads_it`): otherwise it stays, so that
+    its line is judged bad as the reading line by line judges it."""
     if _opens_too_many(piece):
         return None
     parse = pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="infer", newlines_in_values=False)
@@ -726,18 +733,41 @@ def _read_piece(piece: pa.Buffer, schema: pa.Schema | None) -> pa.Table | None:
         table.column_names
     except (*_JSON_ERRORS, UnicodeDecodeError):
         return None  # UnicodeDecodeError: a key of bad UTF-8, which pyarrow holds and Python cannot name
+    if kept is not None:
+        unlisted = [name for name in table.column_names if name not in kept]
+        if unlisted and all(_as_python_reads_it(table.column(name)) for name in unlisted):
+            table = table.drop_columns(unlisted)
     return table
 
 
-def _read_pieces(source: JsonSource, schema: pa.Schema | None, every: bool = False) -> list[_Piece] | None:
+def _as_python_reads_it(column: pa.ChunkedArray) -> bool:
+    """Whether every value pyarrow read from JSON into `column` is one Python's json reads too: no
+    NaN or Infinity (not JSON), no text of bad UTF-8 (pyarrow does not check it), at any depth of
+    lists and objects."""
+    left: list[pa.Array] = list(column.chunks)
+    while left:
+        values = left.pop()
+        kind = values.type
+        if pa.types.is_struct(kind):
+            left.extend(values.field(i) for i in range(kind.num_fields))
+        elif pa.types.is_list(kind) or pa.types.is_large_list(kind):
+            left.append(values.flatten())
+        elif pa.types.is_floating(kind) and len(values) and _not_finite(values):
+            return False
+        elif (pa.types.is_string(kind) or pa.types.is_large_string(kind)) and len(invalid_utf8(values)):
+            return False
+    return True
+
+
+def _read_pieces(source: JsonSource, schema: pa.Schema | None, every: bool = False, kept: Collection[str] | None = None) -> list[_Piece] | None:
     """pyarrow's reading of the JSON lines of `source` (`schema`: columns declared, the others
-    inferred), a piece of `_JSON_BLOCK` at a time, on as many threads as there are cores, a few
-    pieces in flight at once. `every`: every piece, each one pyarrow refuses without its table (to
-    find the bad lines in only those); otherwise None at the first it refuses."""
+    inferred; `kept`: see `_read_piece`), a piece of `_JSON_BLOCK` at a time, on as many threads as
+    there are cores, a few pieces in flight at once. `every`: every piece, each one pyarrow refuses
+    without its table (to find the bad lines in only those); otherwise None at the first it refuses."""
     if not isinstance(source, str):
         data, start, stop = _span(source)
         if 0 < stop - start <= _JSON_BLOCK:  # one piece (a half, a run between bad lines): no threads to start
-            table = _read_piece(pa.py_buffer(data).slice(start, stop - start), schema)
+            table = _read_piece(pa.py_buffer(data).slice(start, stop - start), schema, kept)
             return [_Piece(start, stop, table)] if every or table is not None else None
     workers = max(1, os.cpu_count() or 1)
     read: list[_Piece] = []
@@ -751,7 +781,7 @@ def _read_pieces(source: JsonSource, schema: pa.Schema | None, every: bool = Fal
     with ThreadPoolExecutor(workers) as pool:
         try:
             for start, piece in _json_pieces(source):
-                pending.append((start, start + piece.size, pool.submit(_read_piece, piece, schema)))
+                pending.append((start, start + piece.size, pool.submit(_read_piece, piece, schema, kept)))
                 if len(pending) > workers and not take():
                     return None
             while pending:
@@ -763,10 +793,10 @@ def _read_pieces(source: JsonSource, schema: pa.Schema | None, every: bool = Fal
     return read
 
 
-def _read_json(source: JsonSource, schema: pa.Schema | None) -> pa.Table | None:
+def _read_json(source: JsonSource, schema: pa.Schema | None, kept: Collection[str] | None = None) -> pa.Table | None:
     """pyarrow's reading of the JSON lines of `source` (`schema`: columns declared, the others
-    inferred) as one table (`_one_table`); None when it refuses them."""
-    pieces = _read_pieces(source, schema)
+    inferred; `kept`: see `_read_piece`) as one table (`_one_table`); None when it refuses them."""
+    pieces = _read_pieces(source, schema, kept=kept)
     return None if pieces is None else _one_table([p.table for p in pieces if p.table is not None], schema)
 
 
@@ -963,12 +993,15 @@ def _line_a_record(table: pa.Table) -> RawTable:
 
 
 def read_jsonl(path: Path, text_columns: list[str] | None = None, int_columns: list[str] | None = None,
-               required_columns: Collection[str] = ()) -> RawTable:
-    read = _read_jsonl_arrow(path, text_columns or [], int_columns or [], required_columns)
+               required_columns: Collection[str] = (), format_columns: Collection[str] | None = None) -> RawTable:
+    """`format_columns`: every column of the format, the only ones read by pyarrow (`_read_piece`;
+    None: every column). Read line by line, a file's other columns are read too, and left by the typing."""
+    kept = frozenset(format_columns) if format_columns is not None else None
+    read = _read_jsonl_arrow(path, text_columns or [], int_columns or [], required_columns, kept)
     return read if read is not None else _read_jsonl_careful(_open_text(path))
 
 
-def _read_jsonl_arrow(path: Path, columns: list[str], ints: list[str], required: Collection[str]) -> RawTable | None:
+def _read_jsonl_arrow(path: Path, columns: list[str], ints: list[str], required: Collection[str], kept: Collection[str] | None) -> RawTable | None:
     """The file read by pyarrow (`_read_pieces`, `_jsonl_checked`), its bad lines found around it
     (`_around_bad_lines`); None when pyarrow cannot read its good lines either (a number where the
     format has text, values of several JSON types in one column): then it is read line by line."""
@@ -976,20 +1009,20 @@ def _read_jsonl_arrow(path: Path, columns: list[str], ints: list[str], required:
     shape = _plain_jsonl_shape(path)
     pieces = None
     if shape is not None:
-        pieces = _read_pieces(str(path), schema, every=True)
+        pieces = _read_pieces(str(path), schema, every=True, kept=kept)
         table = _all_read(pieces, schema, shape.lines, columns, ints, required, lambda: (memoryview(p) for _, p in _json_pieces(str(path))))
         if table is not None:
             return _line_a_record(table)
     data = _open_text(path)
     # Not read from the file itself, it is from the same text in memory.
     if shape is None and _fit_for_arrow(data):
-        pieces = _read_pieces(data, schema, every=True)
+        pieces = _read_pieces(data, schema, every=True, kept=kept)
         lines = data.count(b"\n", 0, _end_of_text(data)) + 1
         table = _all_read(pieces, schema, lines, columns, ints, required, lambda: [data])
         if table is not None:
             del data, pieces  # the text, no longer needed, goes before the frame is made
             return _line_a_record(table)
-    around = _around_bad_lines(data, pieces if pieces is not None else _pieces_apart(data, schema), schema, columns, ints, required)
+    around = _around_bad_lines(data, pieces if pieces is not None else _pieces_apart(data, schema, kept), schema, kept, columns, ints, required)
     del data, pieces
     if around is None:
         return None
@@ -1005,7 +1038,7 @@ def _all_read(pieces: list[_Piece] | None, schema: pa.Schema, lines: int, column
     return _jsonl_checked(_one_table([p.table for p in pieces], schema), lines, columns, ints, required, texts)
 
 
-def _around_bad_lines(data: bytes, pieces: list[_Piece], schema: pa.Schema, columns: list[str], ints: list[str],
+def _around_bad_lines(data: bytes, pieces: list[_Piece], schema: pa.Schema, kept: Collection[str] | None, columns: list[str], ints: list[str],
                       required: Collection[str]) -> tuple[pa.Table, np.ndarray, list[LineError]] | None:
     """Some line of `data` is bad (or blank): the pieces pyarrow read one object a line (and of good
     UTF-8, which it does not check) are kept as read; in each of the others the bad lines are found
@@ -1028,25 +1061,25 @@ def _around_bad_lines(data: bytes, pieces: list[_Piece], schema: pa.Schema, colu
         else:
             # Its last line end left out: pyarrow has refused the rest, which holds no line set apart.
             stop = piece.stop - 1 if data[piece.stop - 1 : piece.stop] == b"\n" else piece.stop
-            runs, good, bad = _good_lines(data, piece.start, stop, number)
+            runs, good, bad = _good_lines(data, piece.start, stop, number, kept)
             parts.append(runs)
             numbers.append(good)
             errors.extend(bad)
         number += data.count(b"\n", piece.start, piece.stop)
     runs = [run for part in parts if isinstance(part, list) for run in part]
-    kept: pa.Table | None = None
+    runs_read: pa.Table | None = None
     if runs:
         text = b"\n".join(data[start:stop] for start, stop in runs)
-        kept = _read_json(text, schema) if _fit_for_arrow(text) else None
+        runs_read = _read_json(text, schema, kept) if _fit_for_arrow(text) else None
         del text
-        if kept is None or kept.num_rows != sum(len(n) for n, part in zip(numbers, parts, strict=True) if isinstance(part, list)):
+        if runs_read is None or runs_read.num_rows != sum(len(n) for n, part in zip(numbers, parts, strict=True) if isinstance(part, list)):
             return None
     tables, at = [], 0
     for part, found in zip(parts, numbers, strict=True):
         if not isinstance(part, list):
             tables.append(part)
-        elif kept is not None and len(found):
-            tables.append(kept.slice(at, len(found)))
+        elif runs_read is not None and len(found):
+            tables.append(runs_read.slice(at, len(found)))
             at += len(found)
     if not tables:
         return None
@@ -1061,7 +1094,7 @@ def _around_bad_lines(data: bytes, pieces: list[_Piece], schema: pa.Schema, colu
     return table, good_lines, sorted(errors, key=lambda e: e.line)
 
 
-def _pieces_apart(data: bytes, schema: pa.Schema) -> list[_Piece]:
+def _pieces_apart(data: bytes, schema: pa.Schema, kept: Collection[str] | None) -> list[_Piece]:
     """A text pyarrow must not be handed whole (`_fit_for_arrow`) in pieces: each line it must not
     read (`_lines_apart`: blank, or not an object) a piece of its own, not read; the text between
     them read by pyarrow a piece at a time (`_read_pieces`). One piece, not read, when there are
@@ -1073,12 +1106,12 @@ def _pieces_apart(data: bytes, schema: pa.Schema) -> list[_Piece]:
     start = 0
     for line in apart:
         if line > start:
-            pieces += _read_pieces((data, start, line), schema, every=True) or []
+            pieces += _read_pieces((data, start, line), schema, every=True, kept=kept) or []
         end = data.find(b"\n", line)
         start = len(data) if end < 0 else end + 1
         pieces.append(_Piece(line, start, None))
     if start < len(data):
-        pieces += _read_pieces((data, start, len(data)), schema, every=True) or []
+        pieces += _read_pieces((data, start, len(data)), schema, every=True, kept=kept) or []
     return pieces
 
 
@@ -1151,8 +1184,8 @@ _HALVES_BUDGET = 3
 _MAX_APART = 10_000
 
 
-def _good_lines(data: bytes, start: int, stop: int, number: int) -> tuple[list[tuple[int, int]], np.ndarray, list[LineError]]:
-    """Of the lines of `data[start:stop]` (the first numbered `number`),
+def _good_lines(data: bytes, start: int, stop: int, number: int, kept: Collection[str] | None) -> tuple[list[tuple[int, int]], np.ndarray, list[LineError]]:
+    """Of the lines of `data[start:stop]` (the first numbered `number`; `kept`: see `_read_piece`),
     the byte spans of the runs of good ones (in order), the number of each good one, and the bad
     ones; blank lines are neither. The lines set apart (`_lines_apart`: blank, or not beginning
     as an object does, which pyarrow must never see) are judged one by one by Python's json
@@ -1176,7 +1209,7 @@ def _good_lines(data: bytes, start: int, stop: int, number: int) -> tuple[list[t
             if line > start:  # the lines from `start` up to the line end before it
                 lines = data.count(b"\n", start, line - 1) + 1
                 # The whole text, with no line set apart, is known to fail pyarrow (its reading came first).
-                _by_halves(data, start, line - 1, number, lines, runs, numbers, errors, budget, known_bad=not apart)
+                _by_halves(data, start, line - 1, number, lines, runs, numbers, errors, budget, kept, known_bad=not apart)
                 number += lines
             if line > stop:
                 break
@@ -1211,7 +1244,7 @@ def _lines_apart(data: bytes, start: int = 0, stop: int | None = None) -> list[i
 
 
 def _by_halves(data: bytes, start: int, stop: int, number: int, lines: int, runs: list[tuple[int, int]], numbers: list[np.ndarray],
-               errors: list[LineError], budget: list[int], known_bad: bool = False) -> None:
+               errors: list[LineError], budget: list[int], kept: Collection[str] | None, known_bad: bool = False) -> None:
     """The `lines` lines of `data[start:stop]` (no blank line among them; the first numbered
     `number`) into `runs`, `numbers` and `errors`, as `_good_lines` says; `known_bad`: pyarrow has
     already failed on them. A stack of spans, the first half on top, so that the runs come out in
@@ -1222,7 +1255,7 @@ def _by_halves(data: bytes, start: int, stop: int, number: int, lines: int, runs
         if lines > _LEAF_LINES and budget[0] > 0:
             if not bad:
                 budget[0] -= stop - start
-                if _all_objects(data, start, stop, lines):
+                if _all_objects(data, start, stop, lines, kept):
                     runs.append((start, stop))
                     numbers.append(np.arange(number, number + lines, dtype=np.int64))
                     continue
@@ -1236,13 +1269,13 @@ def _by_halves(data: bytes, start: int, stop: int, number: int, lines: int, runs
         _judge_lines(data, start, stop, number, runs, numbers, errors)
 
 
-def _all_objects(data: bytes, start: int, stop: int, lines: int) -> bool:
+def _all_objects(data: bytes, start: int, stop: int, lines: int, kept: Collection[str] | None) -> bool:
     """Whether pyarrow reads `data[start:stop]` (`lines` lines, none blank, each beginning with `{`:
     see `_lines_apart`) as one JSON object a line that Python's json would read too: no row of
-    nulls, no NaN or Infinity (which JSON has not), no nested values (Python's parser has a depth
-    limit pyarrow's has not). Judged a piece at a time: only whether, not what, so the pieces'
-    tables are never put together."""
-    pieces = _read_pieces((data, start, stop), None)
+    nulls, no NaN or Infinity (which JSON has not), no nested values (where a NaN or bad text inside
+    them would go unseen) but in the columns the format does not list (`kept`: see `_read_piece`).
+    Judged a piece at a time: only whether, not what, so the pieces' tables are never put together."""
+    pieces = _read_pieces((data, start, stop), None, kept=kept)
     tables = [p.table for p in pieces or [] if p.table is not None]
     return (pieces is not None and sum(t.num_rows for t in tables) == lines
             and all(_a_row_a_line(t, t.num_rows) and not any(pa.types.is_nested(f.type) for f in t.schema) for t in tables))
