@@ -535,6 +535,27 @@ def test_every_format_loads_the_same_rows(tmp_path: Path, fmt: str) -> None:
     assert str(c["ts"].dt.tz) == "UTC" and c["bank_cents"].dtype == "int64"
 
 
+def test_parquet_columns_the_format_does_not_list_are_never_read(tmp_path: Path) -> None:
+    """Columns not listed are allowed and ignored: objects, lists, times, text of bad UTF-8 beside a
+    coup's cells leave its row as the file without them reads (they are not read at all: pandas made
+    a Python object of each cell of objects). A name given twice is refused as a CSV header's is."""
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    plain = pa.Table.from_pandas(pd.DataFrame([coup("C1"), coup("C2")]), preserve_index=False)
+    pq.write_table(plain, tmp_path / "cdf_coups.parquet")
+    expected = load_bundle(tmp_path).frames["cdf_coups"]
+    extra = plain.append_column("device", pa.array([{"id": "D1", "tags": [1, 2]}, None]))
+    extra = extra.append_column("logged_at", pa.array([pd.Timestamp("2026-03-01T21:00Z"), None]))
+    extra = extra.append_column("note", pa.array([b"ok", b"\xff bad"], pa.binary()).view(pa.string()))
+    pq.write_table(extra, tmp_path / "cdf_coups.parquet")
+    bundle = load_bundle(tmp_path)
+    assert bundle.quarantine.empty
+    pd.testing.assert_frame_equal(bundle.frames["cdf_coups"], expected)
+    pq.write_table(pa.Table.from_arrays([*plain.columns, pa.array([1, 2]), pa.array([3, 4])], names=[*plain.column_names, "note", "note"]),
+                   tmp_path / "cdf_coups.parquet")
+    refused = next(f for f in load_bundle(tmp_path).files if f.table == "cdf_coups")
+    assert refused.error == "columns repeat a name: ['note']"
+
+
 def test_parquet_directory_of_partitions(tmp_path: Path) -> None:
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
     part = tmp_path / "cdf_coups"
