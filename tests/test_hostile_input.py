@@ -309,19 +309,41 @@ def test_jsonl_lines_nested_deeper_than_pyarrow_s_stack_are_bad_lines_not_a_cras
     assert (files["cdf_coups.jsonl"]["rows_read"], files["cdf_coups.jsonl"]["rows_audited"]) == (3000, 2996)
 
 
-@pytest.mark.parametrize(("text", "many"), [
+@pytest.mark.parametrize(("text", "unfit"), [
     (b'{"a": 1}\n' * 10_000, False),  # each line's own brace: none left over
     (b'{"a": [1, {"b": 2}]}\n' * 10_000, False),  # three a line, 30,000 in all
     (b'{"a": ' + b"[" * 499 + b"]" * 499 + b"}", False),  # 500, its own brace among them
     (b'{"a": 1}\n' * 9 + b'{"a": ' + b"[" * 500 + b"]" * 500 + b"}\n", True),
     (b'{"a": "' + b"[" * 600 + b'"}', True),  # in a string, counted all the same: Python judges it
+    (b'{"t": "20:04:05", "u": "21:04:05"}\n' * 5_000, False),  # 5 colons a line, 25,000 in all
+    (b'{"a": 1}\n{' + b", ".join(b'"k%d": 1' % i for i in range(10_000)) + b"}", False),
+    (b'{"a": 1}\n{' + b", ".join(b'"k%d": 1' % i for i in range(10_001)) + b"}\n", True),
 ])
-def test_a_piece_with_a_line_of_too_many_brackets_is_not_for_pyarrow(text: bytes, many: bool) -> None:
+def test_a_piece_with_a_line_of_too_many_brackets_or_keys_is_not_for_pyarrow(text: bytes, unfit: bool) -> None:
     import pyarrow as pa
 
     from auditor.loading import readers
 
-    assert readers._opens_too_many(pa.py_buffer(text)) is many
+    assert readers._not_for_pyarrow(pa.py_buffer(text)) is unfit
+
+
+def test_a_jsonl_line_of_too_many_keys_is_never_handed_to_pyarrow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # pyarrow makes a column of each key: a line of a million (18 MB) took it 28 s and 2.5 GB, and
+    # the table of them all took pandas minutes more. Python reads such a line; of its keys only
+    # the format's columns are kept.
+    import pyarrow.json as pajson
+
+    from auditor.loading import load_bundle, readers
+
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    wide = {**json_record(coup("C1")), **{f"x{i}": i for i in range(20_000)}}
+    (tmp_path / "cdf_coups.jsonl").write_text(json.dumps(wide) + "\n" + json.dumps(json_record(coup("C2"))) + "\n")
+    read_json = pajson.read_json
+    monkeypatch.setattr(readers.pajson, "read_json", lambda source, **kw: pytest.fail("the wide line handed to pyarrow")
+                        if b'"x19999"' in source.read() else read_json(source.seek(0) or source, **kw))
+    bundle = load_bundle(tmp_path)
+    assert bundle.quarantine.empty and list(bundle.frames["cdf_coups"]["coup_id"]) == ["C1", "C2"]
+    assert not any(name.startswith("x") for name in bundle.frames["cdf_coups"].columns)
 
 
 @pytest.mark.parametrize(("text", "found"), [

@@ -82,7 +82,7 @@ def read_raw(
     fmt = file_format(path)
     try:
         if fmt in ("csv", "csv.gz"):
-            return read_csv(path)
+            return read_csv(path, format_columns)
         if fmt in ("jsonl", "jsonl.gz"):
             return read_jsonl(path, text_columns, int_columns, required_columns, format_columns)
         if fmt == "parquet":
@@ -244,16 +244,23 @@ def _header(data: bytes) -> list[str]:
     return names
 
 
-def read_csv(path: Path) -> RawTable:
+def read_csv(path: Path, format_columns: Collection[str] | None = None) -> RawTable:
+    """`format_columns`: the format's columns, the only ones read into the table (None: every one).
+    A column the format does not list is ignored, never made a column: a 2.6 MB file of 300,000
+    columns took the audit 195 s and 3 GB as a table of them all. Each line's cells are still
+    counted against the header's."""
     data = _open_bytes(path)
     if not data or data.isspace():
         raise UnreadableFile("the file is empty (no header row)")
     names = _header(data)
+    # At least one column, so that pyarrow counts the rows of a file with none of the format's
+    # (refused as it lacks them, its rows counted as read): given none, it would read every one.
+    kept = [n for n in names if format_columns is None or n in format_columns] or names[:1]
     end = _end_of_text(data)
     # Bad UTF-8 is looked for first: in a row pyarrow reports as bad, it fails pyarrow's own handler,
     # which prints a traceback on stderr before the read fails.
     if not _has_blank_line(data, end) and not _has_lone_return(data, end) and _is_utf8(data) and not len(_loose_quotes(data, _after_header(data), end)):
-        parsed = _csv_arrow_table(data, names)
+        parsed = _csv_arrow_table(data, names, kept)
         lines = _record_lines(data, end, parsed[0].num_rows + len(parsed[1]), len(names)) if parsed is not None else None
         if parsed is not None and lines is not None and all(e.line >= 1 for e in parsed[1]):
             # The text let go before its cells become pandas columns: both at once were the peak of
@@ -270,9 +277,9 @@ def read_csv(path: Path) -> RawTable:
     # line instead, a 313 MB file with one such line took the audit 46 s and 1.9 GB more.
     aside = _set_aside(data, names)
     del data
-    mended = _read_csv_kept(*aside, names) if aside is not None else None
+    mended = _read_csv_kept(*aside, names, kept) if aside is not None else None
     del aside
-    return mended if mended is not None else _read_csv_slow(_open_bytes(path), names)
+    return mended if mended is not None else _read_csv_slow(_open_bytes(path), names, kept)
 
 
 def _after_header(data: bytes) -> int:
@@ -361,7 +368,7 @@ def _record_lines(data: bytes, end: int, records: int, width: int) -> np.ndarray
     return starts.astype(dtype)
 
 
-def _csv_arrow_table(data: bytes, names: list[str]) -> tuple[pa.Table, list[LineError]] | None:
+def _csv_arrow_table(data: bytes, names: list[str], kept: list[str]) -> tuple[pa.Table, list[LineError]] | None:
     """pyarrow's reading of a CSV text, every cell as text, with the rows of another number of cells
     (numbered as records, the header being 0). None when pyarrow cannot read it, or a quote left open
     swallowed the lines after it into one bad record ("rows read 5" for a file of 1,500 lines) or
@@ -380,7 +387,8 @@ def _csv_arrow_table(data: bytes, names: list[str]) -> tuple[pa.Table, list[Line
             read_options=pacsv.ReadOptions(use_threads=False, block_size=1 << 24),
             parse_options=pacsv.ParseOptions(invalid_row_handler=on_invalid, newlines_in_values=True),
             convert_options=pacsv.ConvertOptions(
-                column_types={n: pa.string() for n in names},
+                column_types={n: pa.string() for n in kept},
+                include_columns=kept,  # of the header's `names`, which each row's cells are still counted against
                 # Only an empty cell is null (the format's contract): pyarrow's default also takes
                 # "NA", "null", "NaN", "N/A" and others for one, which made a player "NA" missing.
                 null_values=[""],
@@ -496,12 +504,12 @@ def _opens_quoted_record(data: bytes, starts: np.ndarray, ends: np.ndarray, odd:
     return quoted_record([data[starts[i] : ends[i]] for i in range(k, last + 1)], 0, width) is not None
 
 
-def _read_csv_kept(kept: bytes, numbers: np.ndarray, errors: list[LineError], names: list[str]) -> RawTable | None:
+def _read_csv_kept(text: bytes, numbers: np.ndarray, errors: list[LineError], names: list[str], kept: list[str]) -> RawTable | None:
     """pyarrow's reading of the kept lines, each row and bad row named by its line's number. None
     when the kept lines still need reading line by line (a quote left open, a value across lines)."""
-    if _has_lone_return(kept, _end_of_text(kept)):
+    if _has_lone_return(text, _end_of_text(text)):
         return None  # a carriage return alone ends a row for pyarrow, not a line here
-    read = _csv_arrow_table(kept, names)
+    read = _csv_arrow_table(text, names, kept)
     return _numbered(*read, numbers.astype(np.int64), errors) if read is not None else None  # None: a value across lines
 
 
@@ -533,7 +541,7 @@ def _line_counts(data: bytes, newlines: np.ndarray, byte: int, at_least: bool = 
 _TEXT_BLOCK = 1 << 24
 
 
-def _read_csv_slow(data: bytes, names: list[str]) -> RawTable:
+def _read_csv_slow(data: bytes, names: list[str], kept: list[str]) -> RawTable:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     physical = data.split(b"\n")
@@ -567,7 +575,8 @@ def _read_csv_slow(data: bytes, names: list[str]) -> RawTable:
             continue
         rows.append([c if c != "" else None for c in cells])
         lines.append(number)
-    frame = pd.DataFrame(rows, columns=names, dtype=object) if rows else pd.DataFrame(columns=names, dtype=object)
+    at = [names.index(name) for name in kept]
+    frame = pd.DataFrame([[row[i] for i in at] for row in rows] if rows else None, columns=kept, dtype=object)
     return RawTable(frame, np.asarray(lines, dtype=np.int64), errors)
 
 
@@ -696,25 +705,37 @@ class _Piece:
 
 # pyarrow's JSON parser recurses a level of nesting at a time: a line nested some 20,000 deep
 # (`[[[[...`) ends the process with a segmentation fault (pyarrow 26, a thread's 8 MiB stack), where
-# Python's json refuses about 1,000 levels (RecursionError: a bad line). A piece holding a line with
-# more than this many `[` and `{` is never handed to pyarrow: it is judged as a piece pyarrow
-# refused, its deep line by Python. Below Python's limit, so that every line pyarrow reads, Python
+# Python's json refuses about 1,000 levels (RecursionError: a bad line). And it makes a column of
+# every key: a line of a million keys (18 MB) took it 28 s and 2.5 GB, where Python reads it in a
+# second. A piece holding a line of more than `_MAX_OPENS` brackets `[` and `{`, or of more than
+# `_MAX_KEYS` colons, is never handed to pyarrow: it is judged as a piece pyarrow refused, such a
+# line by Python. `_MAX_OPENS` is below Python's limit, so that every line pyarrow reads, Python
 # would read too.
 _MAX_OPENS = 500
+_MAX_KEYS = 10_000
 
 
-def _opens_too_many(piece: pa.Buffer) -> bool:
+def _not_for_pyarrow(piece: pa.Buffer) -> bool:
     """Whether a line of `piece` (lines that each begin with `{`, as every text handed to pyarrow's
-    JSON reader does: `_unfit_lines`) may hold more than `_MAX_OPENS` brackets `[` and `{`, a bound
-    on how deep it nests. First for the piece as a whole: each line's own `{` aside, the brackets
-    left in the piece are more than any one line holds (a log's flat records: none at all; 16 MiB in
-    8 ms, numpy letting go of the interpreter's lock); then, where that bound is passed, line by line."""
+    JSON reader does: `_unfit_lines`) may hold more than `_MAX_OPENS` brackets `[` and `{` (a bound
+    on how deep it nests) or more than `_MAX_KEYS` colons (a bound on its keys). Only a line longer
+    than those bounds may; for the brackets, first the piece as a whole: each line's own `{` aside,
+    the brackets left in the piece are more than any one line holds (a log's flat records: none at
+    all). 16 MiB of flat records in about 10 ms, numpy letting go of the interpreter's lock."""
     text = np.frombuffer(piece, dtype=np.uint8)
-    count = int(np.count_nonzero(text == ord("{"))) + int(np.count_nonzero(text == ord("[")))
-    if count <= _MAX_OPENS or count - int(np.count_nonzero(text == ord("\n"))) + 1 <= _MAX_OPENS:
-        return False
-    opens = np.flatnonzero((text == ord("{")) | (text == ord("[")))
-    return int(np.bincount(np.searchsorted(np.flatnonzero(text == ord("\n")), opens)).max()) > _MAX_OPENS
+    ends = np.flatnonzero(text == ord("\n"))
+    longest = int(np.diff(ends, prepend=-1, append=len(text)).max())
+    if longest > _MAX_OPENS:
+        count = int(np.count_nonzero(text == ord("{"))) + int(np.count_nonzero(text == ord("[")))
+        if count > _MAX_OPENS and count - len(ends) + 1 > _MAX_OPENS and _most_in_a_line((text == ord("{")) | (text == ord("[")), ends) > _MAX_OPENS:
+            return True
+    return longest > _MAX_KEYS and _most_in_a_line(text == ord(":"), ends) > _MAX_KEYS
+
+
+def _most_in_a_line(found: np.ndarray, ends: np.ndarray) -> int:
+    """The most bytes `found` (a mask of a text's bytes) marks in one line of it (`ends`: its line ends)."""
+    at = np.flatnonzero(found)
+    return int(np.bincount(np.searchsorted(ends, at)).max()) if len(at) else 0
 
 
 def _read_piece(piece: pa.Buffer, schema: pa.Schema | None, kept: Collection[str] | None = None) -> pa.Table | None:
@@ -724,7 +745,7 @@ def _read_piece(piece: pa.Buffer, schema: pa.Schema | None, kept: Collection[str
     line by line: an extra ISO time a line made a JSONL file 11 times slower), but only when each of
     its values is one Python's json reads alike (`_as_python_reads_it`): otherwise it stays, so that
     its line is judged bad as the reading line by line judges it."""
-    if _opens_too_many(piece):
+    if _not_for_pyarrow(piece):
         return None
     parse = pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="infer", newlines_in_values=False)
     block = min(piece.size + 1, (1 << 31) - 1)  # the whole piece, one block
@@ -734,9 +755,12 @@ def _read_piece(piece: pa.Buffer, schema: pa.Schema | None, kept: Collection[str
     except (*_JSON_ERRORS, UnicodeDecodeError):
         return None  # UnicodeDecodeError: a key of bad UTF-8, which pyarrow holds and Python cannot name
     if kept is not None:
-        unlisted = [name for name in table.column_names if name not in kept]
-        if unlisted and all(_as_python_reads_it(table.column(name)) for name in unlisted):
-            table = table.drop_columns(unlisted)
+        # By position: a name looked up, or a column dropped, costs a pass over all of them (a line
+        # of 300,000 keys: minutes).
+        names = table.column_names
+        listed = [i for i, name in enumerate(names) if name in kept]
+        if len(listed) < len(names) and all(_as_python_reads_it(c) for name, c in zip(names, table.columns, strict=True) if name not in kept):
+            table = table.select(listed)
     return table
 
 
@@ -998,7 +1022,7 @@ def read_jsonl(path: Path, text_columns: list[str] | None = None, int_columns: l
     None: every column). Read line by line, a file's other columns are read too, and left by the typing."""
     kept = frozenset(format_columns) if format_columns is not None else None
     read = _read_jsonl_arrow(path, text_columns or [], int_columns or [], required_columns, kept)
-    return read if read is not None else _read_jsonl_careful(_open_text(path))
+    return read if read is not None else _read_jsonl_careful(_open_text(path), kept)
 
 
 def _read_jsonl_arrow(path: Path, columns: list[str], ints: list[str], required: Collection[str], kept: Collection[str] | None) -> RawTable | None:
@@ -1309,9 +1333,10 @@ def _judge_lines(data: bytes, start: int, stop: int, number: int, runs: list[tup
     numbers.append(np.frombuffer(good, dtype=np.int64))
 
 
-def _read_jsonl_careful(data: bytes) -> RawTable:
+def _read_jsonl_careful(data: bytes, kept: Collection[str] | None = None) -> RawTable:
     """Every line into Python objects: for a file pyarrow cannot read even without its bad lines (a
-    number where the format has text, values of several JSON types in one column)."""
+    number where the format has text, values of several JSON types in one column). `kept`: the
+    format's columns, the only ones made columns of the table (None: every key)."""
     records: list[dict[str, object]] = []
     lines: list[int] = []
     errors: list[LineError] = []
@@ -1327,7 +1352,7 @@ def _read_jsonl_careful(data: bytes) -> RawTable:
         lines.append(number)
     # Columns are built as object arrays: pandas would turn an int column with nulls into floats,
     # and "5.0" is not the integer the contract asks for.
-    names = list(dict.fromkeys(k for rec in records for k in rec))
+    names = [k for k in dict.fromkeys(k for rec in records for k in rec) if kept is None or k in kept]
     frame = pd.DataFrame({n: pd.Series([rec.get(n) for rec in records], dtype=object) for n in names})
     return RawTable(frame, np.asarray(lines, dtype=np.int64), errors)
 
