@@ -19,9 +19,17 @@ after the load and after each game, as the whole audit did before.
 Both run with one malloc arena for all their threads, set by the command's entry point before any
 import starts a thread (`one_arena`): set later, it holds only for some of them.
 
-Neither uses transparent huge pages (`avoid_huge_pages`): numpy asks for them on its large arrays,
-and a huge page is 2 MiB the kernel must find free and zero at once, which on the benchmark's
-machine cost from a fifth to four times what the same memory costs in small pages.
+Neither switches off transparent huge pages: numpy asks for them on its large arrays (where the
+system's setting is `madvise`, the common default), and the rest of the heap keeps small pages. On
+the benchmark's machine (a VM whose host takes back freed memory) that mix costs the kernel least:
+2026-12-05, the month's 13M rows, alternating pairs, each process timed start to exit: huge pages
+off (as before, `PR_SET_THP_DISABLE`) 4.72-6.34 s, the kernel's 2.14-4.63 s for 0.40-0.44M page
+faults; numpy's huge pages 4.15-5.27 s, the kernel's 1.42-2.64 s for 0.29-0.35M (17 pairs, 16 of
+them faster); the whole heap in huge pages too (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`) 5.01-5.60
+s, the kernel's 2.76-3.63 s for 27k (7 runs). By partition, two pairs: 19.1-19.5 -> 18.2-19.0 s,
+peak 0.79 -> 0.86 GiB. (On 2026-12-01, before one arena and kept memory, the same switch measured
+no faster either way, and a steadier kernel share off: the host's price of fresh memory drifts by
+the hour, which is why only alternating pairs count.)
 """
 
 from __future__ import annotations
@@ -30,13 +38,10 @@ import ctypes
 import ctypes.util
 import functools
 import gc
-import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-# prctl's option (linux/prctl.h): no transparent huge pages for this process and its children.
-_PR_SET_THP_DISABLE = 41
 # mallopt's parameters (glibc's malloc.h).
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8
 # mallopt takes an int: the largest threshold it can be given. An array beyond 2 GB is mapped on its
@@ -142,35 +147,13 @@ def use_lean_memory_pool() -> None:
         pass
 
 
-def avoid_huge_pages() -> bool:
-    """No transparent huge pages for the process (Linux's PR_SET_THP_DISABLE), whatever numpy asks
-    for its arrays (`madvise(MADV_HUGEPAGE)`) or the system's default. A huge page is 2 MiB the kernel
-    finds free and zeroes at once; on the benchmark's machine (a VM, THP on madvise) 1 GiB faulted
-    in huge pages took 0.12-3.24 s of kernel time where small pages took 0.60-0.77 s. On 13M rows
-    (2026-12-01, fourteen alternating pairs) what it buys is a steadier kernel share, not speed:
-    kernel time 1.68-2.55 -> 1.65-1.99 s, page faults 0.52-0.59M -> 0.63-0.73M, the whole audit's
-    median 5.50 -> 5.43 s in one set and 5.18 -> 5.38 s in the other (within the machine's drift),
-    the peak 2.10-2.44 -> 2.14-2.26 GiB; by partition 8.1-8.3 -> 7.6-7.7 s of kernel time, 34.3 ->
-    32.8-33.7 s, peak 1.22-1.24 -> 1.20-1.21 GiB. (The odd audit of `make bench` with a third of the
-    page faults and ~8 s of kernel time is not this: it happens with huge pages off too.)
-    True if done; False where the system has no such switch (not Linux, or a kernel before 3.15)."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(_PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0)
-    except (OSError, AttributeError):
-        return False
-
-
 def set_up_audit_process() -> None:
     """What an audit's process does once, after its imports, the CLI's and the benchmark's alike:
-    no transparent huge pages (`avoid_huge_pages`); Arrow's lean pool (a whole audit then keeps
+    Arrow's lean pool (a whole audit then keeps
     freed memory instead: `keep_freed_memory`); then what is loaded by now (the interpreter,
     pandas, pyarrow, the rules), which lives as long as the process, kept out of the collector's
     generations, so that it is not walked again each time the report's many small objects set off
     a collection (outputs of 13M rows: 0.70 s -> 0.60 s)."""
-    avoid_huge_pages()
     use_lean_memory_pool()
     gc.freeze()
 

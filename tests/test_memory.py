@@ -150,19 +150,17 @@ print(json.dumps([before, thp()]))
 """
 
 
-@pytest.mark.skipif(platform.system() != "Linux", reason="PR_SET_THP_DISABLE is Linux's")
-def test_an_audit_process_takes_no_transparent_huge_pages() -> None:
-    """Once set up, the audit's process asks the kernel for no transparent huge pages, whatever
-    numpy advises for its arrays: on the benchmark's machine they cost up to four times the kernel
-    time of small pages. /proc/<pid>/status shows the switch (Linux 5.0 and later)."""
+@pytest.mark.skipif(platform.system() != "Linux", reason="THP_enabled is Linux's")
+def test_an_audit_process_leaves_transparent_huge_pages_as_the_system_sets_them() -> None:
+    """Once set up, the audit's process still takes the transparent huge pages numpy asks for on its
+    large arrays: on the benchmark's machine that mix costs the kernel less than small pages alone
+    (`auditor.memory`'s docstring). /proc/<pid>/status shows the switch (Linux 5.0 and later)."""
     run = subprocess.run([sys.executable, "-c", _HUGE_PAGES], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parent.parent)
     before, after = json.loads(run.stdout)
     if not before:
         pytest.skip("this kernel's /proc/<pid>/status does not show THP_enabled")
-    if before != ["1"]:
-        pytest.skip("huge pages already off for the test's process (the switch is inherited): nothing to tell")
-    assert after == ["0"]
+    assert after == before
 
 
 def test_the_outputs_are_written_with_the_collector_paused_and_it_runs_again_after(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
