@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -320,11 +321,10 @@ def test_jsonl_lines_nested_deeper_than_pyarrow_s_stack_are_bad_lines_not_a_cras
     (b'{"a": 1}\n{' + b", ".join(b'"k%d": 1' % i for i in range(10_001)) + b"}\n", True),
 ])
 def test_a_piece_with_a_line_of_too_many_brackets_or_keys_is_not_for_pyarrow(text: bytes, unfit: bool) -> None:
-    import pyarrow as pa
-
     from auditor.loading import readers
 
-    assert readers._not_for_pyarrow(pa.py_buffer(text)) is unfit
+    data = np.frombuffer(text, dtype=np.uint8)
+    assert readers._not_for_pyarrow(data, np.flatnonzero(data == ord("\n"))) is unfit
 
 
 def test_a_jsonl_line_of_too_many_keys_is_never_handed_to_pyarrow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -393,3 +393,59 @@ def test_a_jsonl_column_whose_values_change_kind_where_pyarrow_starts_a_block_is
     files = {f["name"]: f for f in json.loads((tmp_path / "out" / "summary.json").read_text())["files"]}
     coups = files["cdf_coups.jsonl"]
     assert (coups["rows_read"], coups["rows_audited"], coups["error"]) == (at + 2000, at + 2000, None)  # 0 is false, as in CSV
+
+
+@pytest.mark.parametrize(("lines", "keys"), [(4_000, 1), (60, 2_000)])
+def test_jsonl_lines_each_giving_keys_no_other_gives_cost_pyarrow_no_square(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                              lines: int, keys: int) -> None:
+    # pyarrow makes a column of every key it meets, each as long as the text it reads: 20,000 lines
+    # each giving a key no other gives (1.1 MB) took it 20 s and 5.5 GB, and a 16 MiB piece of such
+    # lines would take terabytes. No text pyarrow reads makes more cells than `_MAX_CELLS` (set low
+    # here), and the file reads as line by line would: the format's columns, the others ignored.
+    import pyarrow.json as pajson
+
+    from auditor.loading import load_bundle, readers
+
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    rows = []
+    for n in range(1, lines + 1):
+        record = json.dumps(json_record(coup(f"C{n}", shoe_id=f"S{(n - 1) // 60}", coup_no=(n - 1) % 60 + 1,
+                                             bank_event="retained" if (n - 1) % 60 else "initial")))
+        rows.append(record[:-1] + "".join(f', "x{n}_{k}": {k}' for k in range(keys)) + "}")
+    (tmp_path / "cdf_coups.jsonl").write_text("\n".join(rows) + "\n")
+    monkeypatch.setattr(readers, "_MAX_CELLS", 1 << 20)
+    cells: list[int] = []
+    read_json = pajson.read_json
+
+    def counted(source: object, **kw: object) -> object:
+        table = read_json(source, **kw)
+        cells.append(table.num_rows * max(1, len(table.schema.names)))
+        return table
+
+    monkeypatch.setattr(readers.pajson, "read_json", counted)
+    read = load_bundle(tmp_path)
+    assert cells and max(cells) <= 1 << 20
+    assert read.quarantine.empty and list(read.frames["cdf_coups"]["coup_id"]) == [f"C{n}" for n in range(1, lines + 1)]
+    monkeypatch.setattr(readers, "_read_jsonl_arrow", lambda *_: None)
+    pd.testing.assert_frame_equal(read.frames["cdf_coups"], load_bundle(tmp_path).frames["cdf_coups"], check_dtype=False)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_chunks_cover_a_piece_in_whole_lines_each_within_the_cell_bound(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """`_chunks` cuts a piece at line ends only, leaves nothing out, and each chunk of more than one
+    line holds lines times colons of at most `_MAX_CELLS` (a line alone is bounded by `_MAX_KEYS`)."""
+    from auditor.loading import readers
+
+    rng = np.random.default_rng(seed)
+    lines = [b"{" + b", ".join(b'"k%d": "a:b"' % k for k in range(int(rng.integers(0, 30)))) + b"}" for _ in range(int(rng.integers(1, 80)))]
+    data = b"\n".join(lines) + (b"\n" if seed % 2 else b"")
+    monkeypatch.setattr(readers, "_MAX_CELLS", int(rng.choice([1, 10, 100, 1000, 1 << 25])))
+    monkeypatch.setattr(readers, "_CHUNK_BYTES", int(rng.choice([1, 7, 50, 1000, 1 << 18])))
+    text = np.frombuffer(data, dtype=np.uint8)
+    spans = readers._chunks(text, np.flatnonzero(text == ord("\n")))
+    assert spans[0][0] == 0 and spans[-1][1] == len(data)
+    assert all(a[1] == b[0] and data[b[0] - 1 : b[0]] == b"\n" for a, b in zip(spans, spans[1:], strict=False))
+    for start, stop in spans:
+        chunk = data[start:stop]
+        count = chunk.rstrip(b"\n").count(b"\n") + 1
+        assert count == 1 or count * chunk.count(b":") <= readers._MAX_CELLS

@@ -1152,6 +1152,11 @@ def test_jsonl_reads_the_same_by_pyarrow_and_line_by_line(tmp_path: Path, monkey
     for block in (1, 300, 1000):
         monkeypatch.setattr(readers, "_JSON_BLOCK", block)
         assert read() == by_pyarrow
+    # A piece read by pyarrow in chunks of a line or a few (`_chunks`): the same.
+    monkeypatch.setattr(readers, "_JSON_BLOCK", 1 << 24)
+    for chunk in (1, 300):
+        monkeypatch.setattr(readers, "_CHUNK_BYTES", chunk)
+        assert read() == by_pyarrow
     monkeypatch.setattr(readers, "_read_jsonl_arrow", lambda *_: None)
     assert read() == by_pyarrow
 
@@ -1182,14 +1187,50 @@ def test_jsonl_read_in_pieces_is_what_pyarrow_reads_in_one_block(monkeypatch: py
                                  parse_options=pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="infer"))
     except pa.ArrowInvalid:
         whole = None
-    for block in (1, 50, 200, len(text)):
+    for block, chunk in ((1, 1 << 18), (50, 1 << 18), (200, 1 << 18), (len(text), 1 << 18), (len(text), 1), (len(text), 100)):
         monkeypatch.setattr(readers, "_JSON_BLOCK", block)
+        monkeypatch.setattr(readers, "_CHUNK_BYTES", chunk)  # a piece read by pyarrow a chunk at a time: the same
         pieces = readers._read_json(text, schema)
-        if whole is None or (any(pa.types.is_nested(t) for t in whole.schema.types) and len(list(readers._json_pieces(text))) > 1):
+        bytes_of = [np.frombuffer(piece, dtype=np.uint8) for _, piece in readers._json_pieces(text)]
+        parts = sum(len(readers._chunks(b, np.flatnonzero(b == ord("\n")))) for b in bytes_of)
+        if whole is None or (any(pa.types.is_nested(t) for t in whole.schema.types) and parts > 1):
             assert pieces is None  # lists and objects are refused in any case, and not put together
         else:
             assert pieces is not None and pieces.equals(whole), (block, pieces, whole)
         assert readers._read_json((b"[1]\n" + text + b"\n[2]", 4, 4 + len(text)), schema) == pieces
+
+
+@pytest.mark.parametrize("late", [None, "extra", "kind"])
+def test_a_jsonl_piece_is_read_in_two_calls_unless_its_rest_has_a_key_or_kind_its_first_chunk_has_not(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, late: str | None) -> None:
+    """A piece of a log is read by pyarrow a first chunk, then the rest at once with only the first
+    chunk's columns and types (so no line can make a column of its own); a key or a value's kind
+    the first chunk has not sends the rest to be read a chunk at a time. Either way as line by line."""
+    import pyarrow.json as pajson
+
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    rows = [json_record(coup(f"C{i}")) for i in range(1, 41)]
+    if late == "extra":
+        rows[30]["logged_at"] = "2026-03-01T21:04:05+01:00"
+    elif late == "kind":  # null in the first chunk, a boolean after
+        for n, row in enumerate(rows):
+            row["third_face_up"] = None if n < 30 else True
+    (tmp_path / "cdf_coups.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    monkeypatch.setattr(readers, "_CHUNK_BYTES", 2_000)  # four or five lines a chunk
+    calls: list[str] = []
+    read_json = pajson.read_json
+    monkeypatch.setattr(readers.pajson, "read_json", lambda source, **kw: (calls.append(kw["parse_options"].unexpected_field_behavior),
+                                                                           read_json(source, **kw))[1])
+    monkeypatch.setattr(readers, "_judge_lines", lambda *_: pytest.fail("lines judged by Python"))
+    careful = readers._read_jsonl_careful
+    monkeypatch.setattr(readers, "_read_jsonl_careful", lambda *_: pytest.fail("read line by line"))
+    frame = load_bundle(tmp_path).frames["cdf_coups"]
+    monkeypatch.setattr(readers, "_read_jsonl_careful", careful)
+    chunks = len(readers._chunks(*(lambda b: (b, np.flatnonzero(b == ord("\n"))))(np.frombuffer((tmp_path / "cdf_coups.jsonl").read_bytes(), dtype=np.uint8))))
+    assert chunks > 5
+    assert calls == (["infer", "error"] if late is None else ["infer", "error", *["infer"] * (chunks - 1)])
+    monkeypatch.setattr(readers, "_read_jsonl_arrow", lambda *_: None)
+    pd.testing.assert_frame_equal(frame, load_bundle(tmp_path).frames["cdf_coups"], check_dtype=False)
 
 
 def test_jsonl_with_a_bad_line_and_a_number_for_text_is_read_line_by_line(tmp_path: Path) -> None:

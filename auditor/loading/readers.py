@@ -722,15 +722,14 @@ _MAX_OPENS = 500
 _MAX_KEYS = 10_000
 
 
-def _not_for_pyarrow(piece: pa.Buffer) -> bool:
-    """Whether a line of `piece` (lines that each begin with `{`, as every text handed to pyarrow's
-    JSON reader does: `_unfit_lines`) may hold more than `_MAX_OPENS` brackets `[` and `{` (a bound
-    on how deep it nests) or more than `_MAX_KEYS` colons (a bound on its keys). Only a line longer
-    than those bounds may; for the brackets, first the piece as a whole: each line's own `{` aside,
-    the brackets left in the piece are more than any one line holds (a log's flat records: none at
-    all). 16 MiB of flat records in about 5 ms, numpy letting go of the interpreter's lock."""
-    text = np.frombuffer(piece, dtype=np.uint8)
-    ends = np.flatnonzero(text == ord("\n"))
+def _not_for_pyarrow(text: np.ndarray, ends: np.ndarray) -> bool:
+    """Whether a line of a piece (`text`, its bytes; `ends`: its line ends; lines that each begin with
+    `{`, as every text handed to pyarrow's JSON reader does: `_unfit_lines`) may hold more than
+    `_MAX_OPENS` brackets `[` and `{` (a bound on how deep it nests) or more than `_MAX_KEYS` colons
+    (a bound on its keys). Only a line longer than those bounds may; for the brackets, first the
+    piece as a whole: each line's own `{` aside, the brackets left in the piece are more than any
+    one line holds (a log's flat records: none at all). 16 MiB of flat records in about 5 ms, numpy
+    letting go of the interpreter's lock."""
     longest = int(np.diff(ends, prepend=-1, append=len(text)).max())
     if longest > _MAX_OPENS:
         opens = (text == ord("{")) | (text == ord("["))
@@ -746,29 +745,130 @@ def _most_in_a_line(found: np.ndarray, ends: np.ndarray) -> int:
     return int(np.bincount(np.searchsorted(ends, at)).max()) if len(at) else 0
 
 
+# pyarrow's JSON reader makes a column of every key it meets, each as long as the text it reads:
+# lines each giving keys no other line gives cost it the square of their number (20,000 lines of
+# one new key each, 1.1 MB: 20 s and 5.5 GB; a 16 MiB piece of them, terabytes). So a piece is read
+# in chunks of about `_CHUNK_BYTES`, each split in halves until its lines times its colons (a bound
+# on its columns' cells: each key, nested ones too, has its colon) are at most `_MAX_CELLS`; and a
+# chunk read into more than `_MAX_FIELDS` columns (nested ones counted) sends its file to be read
+# line by line (`_TooWide`), in time linear in its size. Chunks of 256 KiB cost nothing
+# beside the piece read whole (16 MiB of coups: 106 ms against 110 ms); the month's tables' lines
+# make 0.6-2.1e7 cells a chunk. At most 2^25 cells: some 0.4 GB and 1.7 s of pyarrow's.
+_CHUNK_BYTES = 256 << 10
+_MAX_CELLS = 1 << 25
+_MAX_FIELDS = 1024
+
+
+class _TooWide(Exception):
+    """A chunk of a JSONL text pyarrow read into more than `_MAX_FIELDS` columns: every other
+    reading of the text by pyarrow (the search for its bad lines by halves, the reading of its
+    good lines) would cost as much again for nothing, so the file is read line by line."""
+
+
+def _chunks(text: np.ndarray, ends: np.ndarray) -> list[tuple[int, int]]:
+    """A piece (`text`, its bytes; `ends`: its line ends) as spans of whole lines, each of about
+    `_CHUNK_BYTES` or less, its lines times its colons at most `_MAX_CELLS` (a line alone is a span
+    whatever it holds: `_not_for_pyarrow` bounds its keys)."""
+    size = len(text)
+    at = np.searchsorted(ends, np.arange(_CHUNK_BYTES, size, _CHUNK_BYTES))  # the line end at or after each multiple
+    cuts = np.unique(ends[at[at < len(ends)]] + 1)
+    bounds = [0, *(int(cut) for cut in cuts if cut < size), size]
+    todo = [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)][::-1]
+    spans: list[tuple[int, int]] = []
+    while todo:
+        start, stop = todo.pop()
+        first, last = np.searchsorted(ends, [start, stop - 1])
+        lines = int(last - first) + 1  # the line ends in the span, and one for a last line without its own
+        if lines * ((stop - start) // 4) > _MAX_CELLS and lines * int(np.count_nonzero(text[start:stop] == ord(":"))) > _MAX_CELLS:
+            # At the line end nearest its middle, before its last line's.
+            near = min(int(np.searchsorted(ends, (start + stop) // 2)), int(last) - 1)
+            middle = int(ends[near]) + 1 if near >= 0 else start
+            if start < middle < stop:
+                todo += [(middle, stop), (start, middle)]
+                continue
+        spans.append((start, stop))
+    return spans
+
+
+def _fields(schema: pa.Schema) -> int:
+    """How many columns a table of `schema` holds, the fields of its objects and lists counted."""
+    count, left = 0, list(schema.types)
+    while left:
+        kind = left.pop()
+        count += 1
+        if pa.types.is_struct(kind):
+            left.extend(kind.field(i).type for i in range(kind.num_fields))
+        elif pa.types.is_list(kind) or pa.types.is_large_list(kind):
+            left.append(kind.value_type)
+    return count
+
+
 def _read_piece(piece: pa.Buffer, schema: pa.Schema | None, kept: Collection[str] | None = None) -> pa.Table | None:
     """pyarrow's reading of one piece (`schema`: columns declared, the others inferred); None when it
-    refuses it. `kept`: the columns of the format, the only ones kept. A column the format does not
-    list is ignored (its values, read as objects, lists or times, would send a file to the reading
-    line by line: an extra ISO time a line made a JSONL file 11 times slower), but only when each of
-    its values is one Python's json reads alike (`_as_python_reads_it`): otherwise it stays, so that
-    its line is judged bad as the reading line by line judges it."""
-    if _not_for_pyarrow(piece):
+    refuses it. Its first chunk (`_chunks`) is read first; then the rest at once with no column but
+    the first chunk's, each of the type read there (pyarrow refuses a key or a type the first chunk
+    did not have, so no line can make a column of its own: a log's piece is read in two calls, as
+    fast as whole); where it refuses that, the rest a chunk at a time. The parts' tables are put
+    together as pyarrow puts its blocks together (`_one_table`). `kept`: see `_kept_columns`.
+    Raises `_TooWide`."""
+    text = np.frombuffer(piece, dtype=np.uint8)
+    ends = np.flatnonzero(text == ord("\n"))
+    if _not_for_pyarrow(text, ends):
         return None
-    parse = pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="infer", newlines_in_values=False)
-    block = min(piece.size + 1, (1 << 31) - 1)  # the whole piece, one block
+    spans = _chunks(text, ends)
+    first = _read_chunk(piece.slice(0, spans[0][1]), schema)
+    if first is None:
+        return None
+    parts = [first]
+    if len(spans) > 1:
+        rest = _read_chunk(piece.slice(spans[0][1]), first.schema, known=True)
+        if rest is not None:
+            parts.append(rest)
+        else:
+            for start, stop in spans[1:]:
+                table = _read_chunk(piece.slice(start, stop - start), schema)
+                if table is None:
+                    return None
+                parts.append(table)
+    tables = [_kept_columns(table, kept) for table in parts]
+    if len(tables) == 2 and tables[0].schema == tables[1].schema and not any(pa.types.is_nested(t) for t in tables[0].schema.types):
+        # A log's piece: its first chunk and the rest, of the same flat columns.
+        return pa.concat_tables(tables)
+    # One array a column, not one a chunk: a piece read a chunk at a time is some 64 of them.
+    table = _one_table(tables, schema)
+    return table if table is None or len(tables) == 1 else table.combine_chunks()
+
+
+def _read_chunk(chunk: pa.Buffer, schema: pa.Schema | None, known: bool = False) -> pa.Table | None:
+    """pyarrow's reading of a chunk of a piece (`_read_piece`), as one block: `schema`'s columns
+    declared, the others inferred, or, `known`, refused; None when it refuses it. Raises `_TooWide`
+    when it holds more than `_MAX_FIELDS` columns."""
+    parse = pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error" if known else "infer", newlines_in_values=False)
+    block = min(chunk.size + 1, (1 << 31) - 1)  # the whole chunk, one block
     try:
-        table = pajson.read_json(pa.BufferReader(piece), read_options=pajson.ReadOptions(block_size=block, use_threads=False), parse_options=parse)
+        table = pajson.read_json(pa.BufferReader(chunk), read_options=pajson.ReadOptions(block_size=block, use_threads=False), parse_options=parse)
         table.column_names
     except (*_JSON_ERRORS, UnicodeDecodeError):
         return None  # UnicodeDecodeError: a key of bad UTF-8, which pyarrow holds and Python cannot name
-    if kept is not None:
-        # By position: a name looked up, or a column dropped, costs a pass over all of them (a line
-        # of 300,000 keys: minutes).
-        names = table.column_names
-        listed = [i for i, name in enumerate(names) if name in kept]
-        if len(listed) < len(names) and all(_as_python_reads_it(c) for name, c in zip(names, table.columns, strict=True) if name not in kept):
-            table = table.select(listed)
+    if _fields(table.schema) > _MAX_FIELDS:
+        raise _TooWide
+    return table
+
+
+def _kept_columns(table: pa.Table, kept: Collection[str] | None) -> pa.Table:
+    """`table` with only the columns of the format, `kept` (None: every one). A column the format
+    does not list is ignored (its values, read as objects, lists or times, would send a file to the
+    reading line by line: an extra ISO time a line made a JSONL file 11 times slower), but only when
+    each of its values is one Python's json reads alike (`_as_python_reads_it`): otherwise it stays,
+    so that its line is judged bad as the reading line by line judges it."""
+    if kept is None:
+        return table
+    # By position: a name looked up, or a column dropped, costs a pass over all of them (a line of
+    # 300,000 keys: minutes).
+    names = table.column_names
+    listed = [i for i, name in enumerate(names) if name in kept]
+    if len(listed) < len(names) and all(_as_python_reads_it(c) for name, c in zip(names, table.columns, strict=True) if name not in kept):
+        table = table.select(listed)
     return table
 
 
@@ -793,7 +893,7 @@ def _as_python_reads_it(column: pa.ChunkedArray) -> bool:
 
 def _read_pieces(source: JsonSource, schema: pa.Schema | None, every: bool = False, kept: Collection[str] | None = None) -> list[_Piece] | None:
     """pyarrow's reading of the JSON lines of `source` (`schema`: columns declared, the others
-    inferred; `kept`: see `_read_piece`), a piece of `_JSON_BLOCK` at a time, on as many threads as
+    inferred; `kept`: see `_kept_columns`), a piece of `_JSON_BLOCK` at a time, on as many threads as
     there are cores, a few pieces in flight at once. `every`: every piece, each one pyarrow refuses
     without its table (to find the bad lines in only those); otherwise None at the first it refuses."""
     if not isinstance(source, str):
@@ -1029,7 +1129,10 @@ def read_jsonl(path: Path, text_columns: list[str] | None = None, int_columns: l
     """`format_columns`: every column of the format, the only ones read by pyarrow (`_read_piece`;
     None: every column). Read line by line, a file's other columns are read too, and left by the typing."""
     kept = frozenset(format_columns) if format_columns is not None else None
-    read = _read_jsonl_arrow(path, text_columns or [], int_columns or [], required_columns, kept)
+    try:
+        read = _read_jsonl_arrow(path, text_columns or [], int_columns or [], required_columns, kept)
+    except _TooWide:
+        read = None
     return read if read is not None else _read_jsonl_careful(_open_text(path), kept)
 
 
