@@ -395,13 +395,15 @@ def test_a_jsonl_column_whose_values_change_kind_where_pyarrow_starts_a_block_is
     assert (coups["rows_read"], coups["rows_audited"], coups["error"]) == (at + 2000, at + 2000, None)  # 0 is false, as in CSV
 
 
-@pytest.mark.parametrize(("lines", "keys"), [(4_000, 1), (60, 2_000)])
+@pytest.mark.parametrize(("lines", "keys", "reused"), [(4_000, 1, False), (60, 2_000, False), (4_000, 3, True)])
 def test_jsonl_lines_each_giving_keys_no_other_gives_cost_pyarrow_no_square(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                              lines: int, keys: int) -> None:
+                                                                              lines: int, keys: int, reused: bool) -> None:
     # pyarrow makes a column of every key it meets, each as long as the text it reads: 20,000 lines
     # each giving a key no other gives (1.1 MB) took it 20 s and 5.5 GB, and a 16 MiB piece of such
     # lines would take terabytes. No text pyarrow reads makes more cells than `_MAX_CELLS` (set low
     # here), and the file reads as line by line would: the format's columns, the others ignored.
+    # `reused`: the first lines give 300 keys that each later line gives three of, so that the rest
+    # of a piece read with the first chunk's columns would make too many cells too.
     import pyarrow.json as pajson
 
     from auditor.loading import load_bundle, readers
@@ -411,7 +413,7 @@ def test_jsonl_lines_each_giving_keys_no_other_gives_cost_pyarrow_no_square(tmp_
     for n in range(1, lines + 1):
         record = json.dumps(json_record(coup(f"C{n}", shoe_id=f"S{(n - 1) // 60}", coup_no=(n - 1) % 60 + 1,
                                              bank_event="retained" if (n - 1) % 60 else "initial")))
-        rows.append(record[:-1] + "".join(f', "x{n}_{k}": {k}' for k in range(keys)) + "}")
+        rows.append(record[:-1] + "".join(f', "x{n % 100 if reused else n}_{k}": {k}' for k in range(keys)) + "}")
     (tmp_path / "cdf_coups.jsonl").write_text("\n".join(rows) + "\n")
     monkeypatch.setattr(readers, "_MAX_CELLS", 1 << 20)
     cells: list[int] = []
@@ -449,3 +451,18 @@ def test_chunks_cover_a_piece_in_whole_lines_each_within_the_cell_bound(monkeypa
         chunk = data[start:stop]
         count = chunk.rstrip(b"\n").count(b"\n") + 1
         assert count == 1 or count * chunk.count(b":") <= readers._MAX_CELLS
+
+
+def test_jsonl_pieces_whose_chunks_make_too_many_columns_together_are_too_wide(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each chunk within `_MAX_FIELDS` columns, but all of them together beyond it (where no format
+    says which columns to drop): putting them together would make each as wide as all, so pyarrow's
+    reading gives way (`_TooWide`) to the reading line by line."""
+    from auditor.loading import readers
+
+    text = "".join(json.dumps({"id": str(n), f"k{n}": n}) + "\n" for n in range(200)).encode()
+    monkeypatch.setattr(readers, "_CHUNK_BYTES", 200)  # a few lines a chunk, a few columns each
+    monkeypatch.setattr(readers, "_MAX_FIELDS", 50)
+    with pytest.raises(readers._TooWide):
+        readers._read_json(text, None)
+    monkeypatch.setattr(readers, "_MAX_FIELDS", 1024)
+    assert readers._read_json(text, None).num_columns == 201

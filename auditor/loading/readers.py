@@ -747,13 +747,15 @@ def _most_in_a_line(found: np.ndarray, ends: np.ndarray) -> int:
 
 # pyarrow's JSON reader makes a column of every key it meets, each as long as the text it reads:
 # lines each giving keys no other line gives cost it the square of their number (20,000 lines of
-# one new key each, 1.1 MB: 20 s and 5.5 GB; a 16 MiB piece of them, terabytes). So a piece is read
-# in chunks of about `_CHUNK_BYTES`, each split in halves until its lines times its colons (a bound
-# on its columns' cells: each key, nested ones too, has its colon) are at most `_MAX_CELLS`; and a
-# chunk read into more than `_MAX_FIELDS` columns (nested ones counted) sends its file to be read
-# line by line (`_TooWide`), in time linear in its size. Chunks of 256 KiB cost nothing
-# beside the piece read whole (16 MiB of coups: 106 ms against 110 ms); the month's tables' lines
-# make 0.6-2.1e7 cells a chunk. At most 2^25 cells: some 0.4 GB and 1.7 s of pyarrow's.
+# one new key each, 1.1 MB: 20 s and 5.5 GB; a 16 MiB piece of them, terabytes). So no text is
+# handed to it that could make more than `_MAX_CELLS` cells: a piece's first chunk of about
+# `_CHUNK_BYTES` (split in halves while its lines times its colons, a bound on its cells, each key,
+# nested ones too, having its colon, pass `_MAX_CELLS`) is read first, then the rest with only the
+# first chunk's columns allowed (its lines times those columns within `_MAX_CELLS`), or else a chunk
+# at a time; and a part read into more than `_MAX_FIELDS` columns, nested ones counted, or parts
+# that make as many together, send the file to be read line by line (`_TooWide`), in time linear
+# in its size. A log's piece so costs what it cost whole (16 MiB of coups: 99 ms against 102 ms);
+# at most 2^25 cells: some 0.4 GB and 1.7 s of pyarrow's.
 _CHUNK_BYTES = 256 << 10
 _MAX_CELLS = 1 << 25
 _MAX_FIELDS = 1024
@@ -821,7 +823,9 @@ def _read_piece(piece: pa.Buffer, schema: pa.Schema | None, kept: Collection[str
         return None
     parts = [first]
     if len(spans) > 1:
-        rest = _read_chunk(piece.slice(spans[0][1]), first.schema, known=True)
+        rest_lines = len(ends) - int(np.searchsorted(ends, spans[0][1])) + 1
+        fits = rest_lines * _fields(first.schema) <= _MAX_CELLS
+        rest = _read_chunk(piece.slice(spans[0][1]), first.schema, known=True) if fits else None
         if rest is not None:
             parts.append(rest)
         else:
@@ -830,7 +834,11 @@ def _read_piece(piece: pa.Buffer, schema: pa.Schema | None, kept: Collection[str
                 if table is None:
                     return None
                 parts.append(table)
-    tables = [_kept_columns(table, kept) for table in parts]
+    tables = [t for t in (_kept_columns(table, kept) for table in parts) if t is not None]
+    if len(tables) < len(parts):
+        return None
+    if len({name for table in tables for name in table.column_names}) > _MAX_FIELDS:
+        raise _TooWide  # `_one_table` would make each part as wide as all of them
     if len(tables) == 2 and tables[0].schema == tables[1].schema and not any(pa.types.is_nested(t) for t in tables[0].schema.types):
         # A log's piece: its first chunk and the rest, of the same flat columns.
         return pa.concat_tables(tables)
@@ -855,21 +863,23 @@ def _read_chunk(chunk: pa.Buffer, schema: pa.Schema | None, known: bool = False)
     return table
 
 
-def _kept_columns(table: pa.Table, kept: Collection[str] | None) -> pa.Table:
+def _kept_columns(table: pa.Table, kept: Collection[str] | None) -> pa.Table | None:
     """`table` with only the columns of the format, `kept` (None: every one). A column the format
     does not list is ignored (its values, read as objects, lists or times, would send a file to the
-    reading line by line: an extra ISO time a line made a JSONL file 11 times slower), but only when
-    each of its values is one Python's json reads alike (`_as_python_reads_it`): otherwise it stays,
-    so that its line is judged bad as the reading line by line judges it."""
+    reading line by line: an extra ISO time a line made a JSONL file 11 times slower); None when
+    one of its values is one Python's json does not read alike (`_as_python_reads_it`): its line is
+    a bad one, for Python to judge as the reading line by line does."""
     if kept is None:
         return table
     # By position: a name looked up, or a column dropped, costs a pass over all of them (a line of
     # 300,000 keys: minutes).
     names = table.column_names
     listed = [i for i, name in enumerate(names) if name in kept]
-    if len(listed) < len(names) and all(_as_python_reads_it(c) for name, c in zip(names, table.columns, strict=True) if name not in kept):
-        table = table.select(listed)
-    return table
+    if len(listed) == len(names):
+        return table
+    if not all(_as_python_reads_it(c) for name, c in zip(names, table.columns, strict=True) if name not in kept):
+        return None
+    return table.select(listed)
 
 
 def _as_python_reads_it(column: pa.ChunkedArray) -> bool:
