@@ -466,3 +466,31 @@ def test_jsonl_pieces_whose_chunks_make_too_many_columns_together_are_too_wide(m
         readers._read_json(text, None)
     monkeypatch.setattr(readers, "_MAX_FIELDS", 1024)
     assert readers._read_json(text, None).num_columns == 201
+    monkeypatch.setattr(readers, "_MAX_CELLS", 10_000)  # 201 columns of 200 rows once put together
+    with pytest.raises(readers._TooWide):
+        readers._read_json(text, None)
+
+
+def test_jsonl_lines_each_giving_one_of_many_keys_are_read_by_python(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines each giving one of 500 keys the format does not list: pyarrow would make 500 cells a
+    line, mostly nulls, where Python reads the key each gives; such a chunk (more than `_SPARSE`
+    cells a key) sends the file to the reading line by line, which reads it as pyarrow would."""
+    from auditor.loading import load_bundle, readers
+
+    text = "".join(json.dumps({"id": str(n), f"k{n % 500}": n}) + "\n" for n in range(3000)).encode()
+    with pytest.raises(readers._TooWide):
+        readers._read_json(text, None)
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    rows = []
+    for n in range(1, 601):
+        record = json.dumps(json_record(coup(f"C{n}", shoe_id=f"S{(n - 1) // 60}", coup_no=(n - 1) % 60 + 1,
+                                             bank_event="retained" if (n - 1) % 60 else "initial")))
+        rows.append(record[:-1] + "".join(f', "x{(n * 7 + k) % 500}": {k}' for k in range(3)) + "}")
+    (tmp_path / "cdf_coups.jsonl").write_text("\n".join(rows) + "\n")
+    monkeypatch.setattr(readers, "_SPARSE", 4)  # three of 500 keys a line, beside the format's 23
+    careful: list[int] = []
+    read_careful = readers._read_jsonl_careful
+    monkeypatch.setattr(readers, "_read_jsonl_careful", lambda data, kept=None: (careful.append(1), read_careful(data, kept))[1])
+    read = load_bundle(tmp_path)
+    assert careful == [1] and read.quarantine.empty
+    assert list(read.frames["cdf_coups"]["coup_id"]) == [f"C{n}" for n in range(1, 601)]

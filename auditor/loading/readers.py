@@ -752,13 +752,20 @@ def _most_in_a_line(found: np.ndarray, ends: np.ndarray) -> int:
 # `_CHUNK_BYTES` (split in halves while its lines times its colons, a bound on its cells, each key,
 # nested ones too, having its colon, pass `_MAX_CELLS`) is read first, then the rest with only the
 # first chunk's columns allowed (its lines times those columns within `_MAX_CELLS`), or else a chunk
-# at a time; and a part read into more than `_MAX_FIELDS` columns, nested ones counted, or parts
-# that make as many together, send the file to be read line by line (`_TooWide`), in time linear
-# in its size. A log's piece so costs what it cost whole (16 MiB of coups: 99 ms against 102 ms);
+# at a time, each part keeping only the format's columns (`_Parts`); and a part read into more than
+# `_MAX_FIELDS` columns, nested ones counted, or mostly nulls (`_SPARSE`), or parts that make too
+# many columns or cells together, send the file to be read line by line (`_TooWide`), in time
+# linear in its size. A log's piece so costs what it cost whole (16 MiB of coups: 99 ms against 102 ms);
 # at most 2^25 cells: some 0.4 GB and 1.7 s of pyarrow's.
 _CHUNK_BYTES = 256 << 10
 _MAX_CELLS = 1 << 25
 _MAX_FIELDS = 1024
+# A chunk whose table holds this many times more cells than its text holds keys is mostly nulls:
+# lines each giving few of many keys (a line of one key among a thousand: 1,000 cells a key), which
+# Python reads in time of the keys given and pyarrow of the cells it makes. A log's table holds
+# at most about one cell a key (the month's first chunks: 0.50-0.92, times holding colons of their
+# own), optional columns absent from many lines a few.
+_SPARSE = 32
 
 
 class _TooWide(Exception):
@@ -821,24 +828,21 @@ def _read_piece(piece: pa.Buffer, schema: pa.Schema | None, kept: Collection[str
     first = _read_chunk(piece.slice(0, spans[0][1]), schema)
     if first is None:
         return None
-    parts = [first]
+    seen = first.schema  # every column of the first chunk, those the format does not list too
+    parts = _Parts(kept)
+    if not parts.add(first):
+        return None
     if len(spans) > 1:
         rest_lines = len(ends) - int(np.searchsorted(ends, spans[0][1])) + 1
-        fits = rest_lines * _fields(first.schema) <= _MAX_CELLS
-        rest = _read_chunk(piece.slice(spans[0][1]), first.schema, known=True) if fits else None
+        rest = _read_chunk(piece.slice(spans[0][1]), seen, known=True) if rest_lines * _fields(seen) <= _MAX_CELLS else None
         if rest is not None:
-            parts.append(rest)
+            if not parts.add(rest):
+                return None
         else:
             for start, stop in spans[1:]:
-                table = _read_chunk(piece.slice(start, stop - start), schema)
-                if table is None:
+                if not parts.add(_read_chunk(piece.slice(start, stop - start), schema)):
                     return None
-                parts.append(table)
-    tables = [t for t in (_kept_columns(table, kept) for table in parts) if t is not None]
-    if len(tables) < len(parts):
-        return None
-    if len({name for table in tables for name in table.column_names}) > _MAX_FIELDS:
-        raise _TooWide  # `_one_table` would make each part as wide as all of them
+    tables = parts.tables
     if len(tables) == 2 and tables[0].schema == tables[1].schema and not any(pa.types.is_nested(t) for t in tables[0].schema.types):
         # A log's piece: its first chunk and the rest, of the same flat columns.
         return pa.concat_tables(tables)
@@ -847,10 +851,37 @@ def _read_piece(piece: pa.Buffer, schema: pa.Schema | None, kept: Collection[str
     return table if table is None or len(tables) == 1 else table.combine_chunks()
 
 
+class _Parts:
+    """The tables of a piece's parts (`_read_piece`), each with only the columns `kept` as read
+    (`_kept_columns`) as soon as it is added, so that no more is held than the format's columns."""
+
+    def __init__(self, kept: Collection[str] | None) -> None:
+        self.kept = kept
+        self.tables: list[pa.Table] = []
+        self.names: set[str] = set()
+        self.rows = 0
+
+    def add(self, table: pa.Table | None) -> bool:
+        """Whether `table` (a part as pyarrow read it; None: refused) was added: not when refused, or
+        when it holds a value Python's json refuses in a column the format does not list (its line is
+        a bad one). Raises `_TooWide` when the parts together hold more than `_MAX_FIELDS` columns,
+        or more than `_MAX_CELLS` cells once put together (`_one_table` makes each as wide as all)."""
+        table = None if table is None else _kept_columns(table, self.kept)
+        if table is None:
+            return False
+        self.tables.append(table)
+        self.names.update(table.column_names)
+        self.rows += table.num_rows
+        if len(self.names) > _MAX_FIELDS or len(self.names) * self.rows > _MAX_CELLS:
+            raise _TooWide
+        return True
+
+
 def _read_chunk(chunk: pa.Buffer, schema: pa.Schema | None, known: bool = False) -> pa.Table | None:
     """pyarrow's reading of a chunk of a piece (`_read_piece`), as one block: `schema`'s columns
     declared, the others inferred, or, `known`, refused; None when it refuses it. Raises `_TooWide`
-    when it holds more than `_MAX_FIELDS` columns."""
+    when it holds more than `_MAX_FIELDS` columns, or (its columns inferred) more than `_SPARSE`
+    cells a key of its text."""
     parse = pajson.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error" if known else "infer", newlines_in_values=False)
     block = min(chunk.size + 1, (1 << 31) - 1)  # the whole chunk, one block
     try:
@@ -858,7 +889,10 @@ def _read_chunk(chunk: pa.Buffer, schema: pa.Schema | None, known: bool = False)
         table.column_names
     except (*_JSON_ERRORS, UnicodeDecodeError):
         return None  # UnicodeDecodeError: a key of bad UTF-8, which pyarrow holds and Python cannot name
-    if _fields(table.schema) > _MAX_FIELDS:
+    fields = _fields(table.schema)
+    if fields > _MAX_FIELDS:
+        raise _TooWide
+    if not known and table.num_rows * fields > _SPARSE * (int(np.count_nonzero(np.frombuffer(chunk, dtype=np.uint8) == ord(":"))) + table.num_rows):
         raise _TooWide
     return table
 
