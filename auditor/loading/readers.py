@@ -582,7 +582,8 @@ def _read_csv_slow(data: bytes, names: list[str], kept: list[str]) -> RawTable:
             continue
         rows.append([c if c != "" else None for c in cells])
         lines.append(number)
-    at = [names.index(name) for name in kept]
+    wanted = set(kept)  # in the header's order, each once: `names.index` a name would be quadratic in a wide header
+    at = [i for i, name in enumerate(names) if name in wanted]
     frame = pd.DataFrame([[row[i] for i in at] for row in rows] if rows else None, columns=kept, dtype=object)
     return RawTable(frame, np.asarray(lines, dtype=np.int64), errors)
 
