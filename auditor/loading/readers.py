@@ -843,13 +843,9 @@ def _read_piece(piece: pa.Buffer, schema: pa.Schema | None, kept: Collection[str
             for start, stop in spans[1:]:
                 if not parts.add(_read_chunk(piece.slice(start, stop - start), schema)):
                     return None
-    tables = parts.tables
-    if len(tables) == 2 and tables[0].schema == tables[1].schema and not any(pa.types.is_nested(t) for t in tables[0].schema.types):
-        # A log's piece: its first chunk and the rest, of the same flat columns.
-        return pa.concat_tables(tables)
-    # One array a column, not one a chunk: a piece read a chunk at a time is some 64 of them.
-    table = _one_table(tables, schema)
-    return table if table is None or len(tables) == 1 else table.combine_chunks()
+    table = _one_table(parts.tables, schema)
+    # One array a column, not one a chunk, where the piece was read a chunk at a time (some 64 of them).
+    return table if table is None or len(parts.tables) <= 2 else table.combine_chunks()
 
 
 class _Parts:
