@@ -770,9 +770,10 @@ _SPARSE = 32
 
 
 class _TooWide(Exception):
-    """A chunk of a JSONL text pyarrow read into more than `_MAX_FIELDS` columns: every other
-    reading of the text by pyarrow (the search for its bad lines by halves, the reading of its
-    good lines) would cost as much again for nothing, so the file is read line by line."""
+    """A chunk of a JSONL text pyarrow read into more than `_MAX_FIELDS` columns, or mostly nulls
+    (`_SPARSE`), or a piece's parts that together would make too many columns or cells (`_Parts`):
+    every other reading of the text by pyarrow (the search for its bad lines by halves, the reading
+    of its good lines) would cost as much again for nothing, so the file is read line by line."""
 
 
 def _chunks(text: np.ndarray, ends: np.ndarray) -> list[tuple[int, int]]:
@@ -968,7 +969,7 @@ def _read_pieces(source: JsonSource, schema: pa.Schema | None, every: bool = Fal
 
 def _read_json(source: JsonSource, schema: pa.Schema | None, kept: Collection[str] | None = None) -> pa.Table | None:
     """pyarrow's reading of the JSON lines of `source` (`schema`: columns declared, the others
-    inferred; `kept`: see `_read_piece`) as one table (`_one_table`); None when it refuses them."""
+    inferred; `kept`: see `_kept_columns`) as one table (`_one_table`); None when it refuses them."""
     pieces = _read_pieces(source, schema, kept=kept)
     return None if pieces is None else _one_table([p.table for p in pieces if p.table is not None], schema)
 
@@ -1361,7 +1362,7 @@ _MAX_APART = 10_000
 
 
 def _good_lines(data: bytes, start: int, stop: int, number: int, kept: Collection[str] | None) -> tuple[list[tuple[int, int]], np.ndarray, list[LineError]]:
-    """Of the lines of `data[start:stop]` (the first numbered `number`; `kept`: see `_read_piece`),
+    """Of the lines of `data[start:stop]` (the first numbered `number`; `kept`: see `_kept_columns`),
     the byte spans of the runs of good ones (in order), the number of each good one, and the bad
     ones; blank lines are neither. The lines set apart (`_lines_apart`: blank, or not beginning
     as an object does, which pyarrow must never see) are judged one by one by Python's json
@@ -1449,7 +1450,7 @@ def _all_objects(data: bytes, start: int, stop: int, lines: int, kept: Collectio
     """Whether pyarrow reads `data[start:stop]` (`lines` lines, none blank, each beginning with `{`:
     see `_lines_apart`) as one JSON object a line that Python's json would read too: no row of
     nulls, no NaN or Infinity (which JSON has not), no nested values (where a NaN or bad text inside
-    them would go unseen) but in the columns the format does not list (`kept`: see `_read_piece`).
+    them would go unseen) but in the columns the format does not list (`kept`: see `_kept_columns`).
     Judged a piece at a time: only whether, not what, so the pieces' tables are never put together."""
     pieces = _read_pieces((data, start, stop), None, kept=kept)
     tables = [p.table for p in pieces or [] if p.table is not None]
