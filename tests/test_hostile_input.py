@@ -276,6 +276,12 @@ def test_a_jsonl_file_whose_first_line_is_null_is_audited_not_a_crash(tmp_path: 
     assert [f["source"] for f in quarantined if f["rule"] == "LOG001"] == ["cdf_coups.jsonl:1"]
 
 
+def _shoe_coup(n: int) -> str:
+    """Coup `n` (from 1) of shoes of 60 coups each, as a JSONL line: lawful play, so that only what
+    a test adds to its lines is found."""
+    return json.dumps(json_record(coup(f"C{n}", shoe_id=f"S{(n - 1) // 60}", coup_no=(n - 1) % 60 + 1,
+                                       bank_event="retained" if (n - 1) % 60 else "initial")))
+
 
 def test_jsonl_lines_nested_deeper_than_pyarrow_s_stack_are_bad_lines_not_a_crash(tmp_path: Path) -> None:
     # pyarrow's JSON reader (26.0) recurses a level at a time: a line nested 100,000 deep ended the
@@ -294,8 +300,7 @@ def test_jsonl_lines_nested_deeper_than_pyarrow_s_stack_are_bad_lines_not_a_cras
     }
     rows = []
     for n in range(1, 3001):
-        record = json.dumps(json_record(coup(f"C{n}", shoe_id=f"S{(n - 1) // 60}", coup_no=(n - 1) % 60 + 1,
-                                             bank_event="retained" if (n - 1) % 60 else "initial")))
+        record = _shoe_coup(n)
         rows.append(record[:-1] + ', "extra": ' + nests[n] + "}" if n in nests else record)
     rows[2999] = rows[2999].replace('"C3000"', "[" * deep + "]" * deep)  # in a column of the format
     write_bundle(tmp_path / "b", {"tables": [CDF_TABLE]})
@@ -411,8 +416,7 @@ def test_jsonl_lines_each_giving_keys_no_other_gives_cost_pyarrow_no_square(tmp_
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
     rows = []
     for n in range(1, lines + 1):
-        record = json.dumps(json_record(coup(f"C{n}", shoe_id=f"S{(n - 1) // 60}", coup_no=(n - 1) % 60 + 1,
-                                             bank_event="retained" if (n - 1) % 60 else "initial")))
+        record = _shoe_coup(n)
         rows.append(record[:-1] + "".join(f', "x{n % 100 if reused else n}_{k}": {k}' for k in range(keys)) + "}")
     (tmp_path / "cdf_coups.jsonl").write_text("\n".join(rows) + "\n")
     monkeypatch.setattr(readers, "_MAX_CELLS", 1 << 20)
@@ -483,8 +487,7 @@ def test_jsonl_lines_each_giving_one_of_many_keys_are_read_by_python(tmp_path: P
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
     rows = []
     for n in range(1, 601):
-        record = json.dumps(json_record(coup(f"C{n}", shoe_id=f"S{(n - 1) // 60}", coup_no=(n - 1) % 60 + 1,
-                                             bank_event="retained" if (n - 1) % 60 else "initial")))
+        record = _shoe_coup(n)
         rows.append(record[:-1] + "".join(f', "x{(n * 7 + k) % 500}": {k}' for k in range(3)) + "}")
     (tmp_path / "cdf_coups.jsonl").write_text("\n".join(rows) + "\n")
     monkeypatch.setattr(readers, "_SPARSE", 4)  # three of 500 keys a line, beside the format's 23
