@@ -1128,6 +1128,13 @@ def test_jsonl_reads_the_same_by_pyarrow_and_line_by_line(tmp_path: Path, monkey
             row["ts"] = ["2026-03-02T20:00:00", "x", None][i % 3]
         elif pick < 0.35:
             row["player_id"] = [{"x": "P2"}, ["P2"], 12345][i % 3]
+        if seed % 5 in (2, 3):  # optional columns left out, null or given, as a log that leaves out nulls writes them
+            for name, value in (("third_face_up", True), ("banker_seat", 3)):
+                given = rng.random()
+                if given < 0.4 + 0.3 * (i < 10):  # mostly left out in the first lines, as in a first chunk
+                    del row[name]
+                else:
+                    row[name] = None if given < 0.8 else value
         if seed % 4 == 1:  # a column the format does not list, of a kind a line (or of one kind a file)
             extras = ["2026-03-01T21:04:05+01:00", {"a": [1, {"b": "x"}]}, [1, 2], 5, "text", None,
                       float("nan"), [float("inf")], {"x": float("nan")}, {"x": "bad\udcff"}]
@@ -1200,21 +1207,34 @@ def test_jsonl_read_in_pieces_is_what_pyarrow_reads_in_one_block(monkeypatch: py
         assert readers._read_json((b"[1]\n" + text + b"\n[2]", 4, 4 + len(text)), schema) == pieces
 
 
-@pytest.mark.parametrize("late", [None, "extra", "kind"])
+@pytest.mark.parametrize("late", [None, "extra", "null_then_value", "key_late", "key_late_given_null", "key_late_escaped"])
 def test_a_jsonl_piece_is_read_in_two_calls_unless_its_rest_has_a_key_or_kind_its_first_chunk_has_not(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, late: str | None) -> None:
     """A piece of a log is read by pyarrow a first chunk, then the rest at once with only the first
-    chunk's columns and types (so no line can make a column of its own); a key or a value's kind
-    the first chunk has not sends the rest to be read a chunk at a time. Either way as line by line."""
+    chunk's columns and types (so no line can make a column of its own), and the format's types for
+    its columns the first chunk held only nulls in. A key of the format the first chunk has not (a
+    log that leaves out a key whose value is null) gets the rest read once more with the format's
+    columns declared, one never given left out; a key the format does not list, or a key the
+    search cannot tell (an escape in the text), sends the rest to be read a chunk at a time. Either
+    way as line by line."""
     import pyarrow.json as pajson
 
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
     rows = [json_record(coup(f"C{i}")) for i in range(1, 41)]
     if late == "extra":
         rows[30]["logged_at"] = "2026-03-01T21:04:05+01:00"
-    elif late == "kind":  # null in the first chunk, a boolean after
+    elif late == "null_then_value":  # a boolean of the format null in the first chunk, true after
         for n, row in enumerate(rows):
             row["third_face_up"] = None if n < 30 else True
+    elif late is not None:  # the key left out where the value is null, and one column never given
+        for n, row in enumerate(rows):
+            del row["banker_seat"]
+            if n < 30:
+                del row["third_face_up"]
+            elif late != "key_late_given_null":
+                row["third_face_up"] = True
+        if late == "key_late_escaped":
+            rows[35]["player_id"] = "P\\u0032"
     (tmp_path / "cdf_coups.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     monkeypatch.setattr(readers, "_CHUNK_BYTES", 2_000)  # four or five lines a chunk
     calls: list[str] = []
@@ -1228,9 +1248,42 @@ def test_a_jsonl_piece_is_read_in_two_calls_unless_its_rest_has_a_key_or_kind_it
     monkeypatch.setattr(readers, "_read_jsonl_careful", careful)
     chunks = len(readers._chunks(*(lambda b: (b, np.flatnonzero(b == ord("\n"))))(np.frombuffer((tmp_path / "cdf_coups.jsonl").read_bytes(), dtype=np.uint8))))
     assert chunks > 5
-    assert calls == (["infer", "error"] if late is None else ["infer", "error", *["infer"] * (chunks - 1)])
+    expected = {None: ["infer", "error"], "null_then_value": ["infer", "error"], "key_late": ["infer", "error", "error"],
+                "key_late_given_null": ["infer", "error", "error"], "extra": ["infer", "error", *["infer"] * (chunks - 1)],
+                "key_late_escaped": ["infer", "error", "error", *["infer"] * (chunks - 1)]}
+    assert calls == expected[late]
     monkeypatch.setattr(readers, "_read_jsonl_arrow", lambda *_: None)
     pd.testing.assert_frame_equal(frame, load_bundle(tmp_path).frames["cdf_coups"], check_dtype=False)
+
+
+@pytest.mark.parametrize("given", [False, True])
+def test_a_required_jsonl_key_no_line_gives_is_a_missing_column_though_a_late_key_declared_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: bool) -> None:
+    """The rest of a piece read once more with the format's columns declared (a key its first chunk
+    has not): a required column no line gives is still a missing column (the file unreadable), not
+    a value missing in every row; given as null in the rest's lines, it is a value missing in those
+    rows. As line by line."""
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    rows = [json_record(coup(f"C{i}")) for i in range(1, 41)]
+    for n, row in enumerate(rows):
+        del row["players_seated"]
+        if given and n >= 30:
+            row["players_seated"] = None
+        if n < 30:
+            del row["third_face_up"]
+        else:
+            row["third_face_up"] = True
+    (tmp_path / "cdf_coups.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    monkeypatch.setattr(readers, "_CHUNK_BYTES", 2_000)
+
+    def read() -> list[tuple[object, object]]:
+        quarantine = load_bundle(tmp_path).quarantine
+        return sorted(zip(quarantine["line"].astype(str), quarantine["reason"], strict=True))
+
+    by_pyarrow = read()
+    assert any("missing required column" in reason for _, reason in by_pyarrow) is not given
+    monkeypatch.setattr(readers, "_read_jsonl_arrow", lambda *_: None)
+    assert read() == by_pyarrow
 
 
 def test_jsonl_with_a_bad_line_and_a_number_for_text_is_read_line_by_line(tmp_path: Path) -> None:

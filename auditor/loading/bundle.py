@@ -422,6 +422,7 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
     category_columns = [c.name for c in table.columns if c.type == "enum" or c.held_as_codes]
     required_columns = [c.name for c in table.columns if c.req == "req"]
     float_columns = [c.name for c in table.columns if c.type == "float"]
+    bool_columns = [c.name for c in table.columns if c.type == "bool"]
     for path, name in files:
         if root is not None and not inside_bundle(root, path):
             sources.append(SourceFile(name=name, table=table.name, sha256="", error=OUTSIDE))
@@ -432,7 +433,8 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
         try:
             raw = read_raw(path, text_columns=text_columns, int_columns=int_columns, category_columns=category_columns,
                            required_columns=required_columns, float_columns=float_columns,
-                           path_columns=partition_values(PurePosixPath(name).parts[1:-1], table.names), format_columns=table.names)
+                           path_columns=partition_values(PurePosixPath(name).parts[1:-1], table.names), format_columns=table.names,
+                           bool_columns=bool_columns)
         except UnreadableFile as exc:
             source.error = str(exc)
             quarantine.append(_unreadable(table, name, str(exc)))

@@ -70,13 +70,14 @@ def file_format(path: Path) -> str:
 def read_raw(
     path: Path, text_columns: list[str] | None = None, int_columns: list[str] | None = None,
     category_columns: list[str] | None = None, required_columns: Collection[str] = (), float_columns: Collection[str] = (),
-    path_columns: Mapping[str, str | None] | None = None, format_columns: Collection[str] | None = None,
+    path_columns: Mapping[str, str | None] | None = None, format_columns: Collection[str] | None = None, bool_columns: Collection[str] = (),
 ) -> RawTable:
     """`text_columns`: columns the format holds as text (ids, enums, times), read as strings as written;
     `int_columns`: the integers, read as written (JSONL); `category_columns`: the enums and the text
     held as codes (`Column.held_as_codes`), read from Parquet as categories where the file holds them
     as text; `required_columns`: those a file must have (a JSONL file's keys: `_keys_absent`);
-    `float_columns`: the measurements (a Parquet NaN among them: `parquet_frame`); `path_columns`:
+    `float_columns`: the measurements (a Parquet NaN among them: `parquet_frame`); `bool_columns`: the
+    booleans (with the integers and numbers, their types told pyarrow in JSONL: `_read_rest`); `path_columns`:
     a Parquet part's columns its directories name (`partition_values`); `format_columns`: all the
     format's columns (the only ones a Parquet file is read for, and pyarrow's reading of JSONL keeps)."""
     fmt = file_format(path)
@@ -84,7 +85,7 @@ def read_raw(
         if fmt in ("csv", "csv.gz"):
             return read_csv(path, format_columns)
         if fmt in ("jsonl", "jsonl.gz"):
-            return read_jsonl(path, text_columns, int_columns, required_columns, format_columns)
+            return read_jsonl(path, text_columns, int_columns, required_columns, format_columns, float_columns, bool_columns)
         if fmt == "parquet":
             return read_parquet(path, category_columns, float_columns, path_columns, format_columns)
     except UnreadableFile:
@@ -769,6 +770,14 @@ _MAX_FIELDS = 1024
 _SPARSE = 32
 
 
+# The format's columns a JSONL text is read for (`read_jsonl`), each with the Arrow type its values
+# take where pyarrow would infer one (integers int64, numbers float64, booleans), None for text
+# (declared as strings from the first chunk on). pyarrow's reading keeps only these columns
+# (`_kept_columns`); the types declare, for the rest of a piece, the columns its first chunk held
+# only nulls in or did not have (`_read_rest`).
+Kept = Mapping[str, "pa.DataType | None"]
+
+
 class _TooWide(Exception):
     """A chunk of a JSONL text pyarrow read into more than `_MAX_FIELDS` columns, or mostly nulls
     (`_SPARSE`), or a piece's parts that together would make too many columns or cells (`_Parts`):
@@ -814,12 +823,13 @@ def _fields(schema: pa.Schema) -> int:
     return count
 
 
-def _read_piece(piece: pa.Buffer, schema: pa.Schema | None, kept: Collection[str] | None = None) -> pa.Table | None:
+def _read_piece(piece: pa.Buffer, schema: pa.Schema | None, kept: Kept | None = None) -> pa.Table | None:
     """pyarrow's reading of one piece (`schema`: columns declared, the others inferred); None when it
     refuses it. Its first chunk (`_chunks`) is read first; then the rest at once with no column but
-    the first chunk's, each of the type read there (pyarrow refuses a key or a type the first chunk
-    did not have, so no line can make a column of its own: a log's piece is read in two calls, as
-    fast as whole); where it refuses that, the rest a chunk at a time. The parts' tables are put
+    the first chunk's, each of the type read there, and the format's columns of the format's types
+    (`_read_rest`: pyarrow refuses a key or a type it is not told, so no line can make a column of its
+    own: a log's piece is read in two calls, as fast as whole); where it refuses that, the rest a
+    chunk at a time. The parts' tables are put
     together as pyarrow puts its blocks together (`_one_table`). `kept`: see `_kept_columns`.
     Raises `_TooWide`."""
     text = np.frombuffer(piece, dtype=np.uint8)
@@ -836,7 +846,7 @@ def _read_piece(piece: pa.Buffer, schema: pa.Schema | None, kept: Collection[str
         return None
     if len(spans) > 1:
         rest_lines = len(ends) - int(np.searchsorted(ends, spans[0][1])) + 1
-        rest = _read_chunk(piece.slice(spans[0][1]), seen, known=True) if rest_lines * _fields(seen) <= _MAX_CELLS else None
+        rest = _read_rest(piece.slice(spans[0][1]), seen, kept, rest_lines)
         if rest is not None:
             if not parts.add(rest):
                 return None
@@ -849,11 +859,36 @@ def _read_piece(piece: pa.Buffer, schema: pa.Schema | None, kept: Collection[str
     return table if table is None or len(parts.tables) <= 2 else table.combine_chunks()
 
 
+def _read_rest(rest: pa.Buffer, seen: pa.Schema, kept: Kept | None, lines: int) -> pa.Table | None:
+    """The rest of a piece after its first chunk (`_read_piece`; `lines`: its lines), read in one call
+    with no column but the first chunk's (`seen`), each of the type read there, and a format column
+    the first chunk held only nulls in of the format's type (`kept`; pyarrow's null type refuses any
+    value after it: a flag null but in a few lines sent the rest a chunk at a time); None when
+    pyarrow refuses it. Where it is refused so, it is read once more with the format's columns the
+    first chunk did not have (a log that leaves out a key whose value is null) declared too; one of
+    those that holds nothing in the rest is left out unless a line of the rest gives its key, as a
+    reading a chunk at a time would have it. Not when the first chunk holds objects or lists, whose
+    inner keys the search for a key would find, nor where the search cannot tell (`_keys_absent`)."""
+    types = kept or {}
+    schema = pa.schema([pa.field(f.name, types[f.name]) if pa.types.is_null(f.type) and types.get(f.name) is not None else f for f in seen])
+    table = _read_chunk(rest, schema, known=True) if lines * _fields(schema) <= _MAX_CELLS else None
+    late = [pa.field(name, kind) for name, kind in types.items() if kind is not None and seen.get_field_index(name) < 0]
+    if table is not None or not late or any(pa.types.is_nested(t) for t in seen.types):
+        return table
+    wider = pa.schema([*schema, *late])
+    table = _read_chunk(rest, wider, known=True) if lines * _fields(wider) <= _MAX_CELLS else None
+    blank = [f.name for f in late if table is not None and table.column(f.name).null_count == table.num_rows]
+    if table is None or not blank:
+        return table
+    absent = _keys_absent([memoryview(rest)], blank)
+    return None if absent is None else table.drop_columns(absent)
+
+
 class _Parts:
     """The tables of a piece's parts (`_read_piece`), each with only the columns `kept` as read
     (`_kept_columns`) as soon as it is added, so that no more is held than the format's columns."""
 
-    def __init__(self, kept: Collection[str] | None) -> None:
+    def __init__(self, kept: Kept | None) -> None:
         self.kept = kept
         self.tables: list[pa.Table] = []
         self.names: set[str] = set()
@@ -895,7 +930,7 @@ def _read_chunk(chunk: pa.Buffer, schema: pa.Schema | None, known: bool = False)
     return table
 
 
-def _kept_columns(table: pa.Table, kept: Collection[str] | None) -> pa.Table | None:
+def _kept_columns(table: pa.Table, kept: Kept | None) -> pa.Table | None:
     """`table` with only the columns of the format, `kept` (None: every one). A column the format
     does not list is ignored (its values, read as objects, lists or times, would send a file to the
     reading line by line: an extra ISO time a line made a JSONL file 11 times slower); None when
@@ -933,7 +968,7 @@ def _as_python_reads_it(column: pa.ChunkedArray) -> bool:
     return True
 
 
-def _read_pieces(source: JsonSource, schema: pa.Schema | None, every: bool = False, kept: Collection[str] | None = None) -> list[_Piece] | None:
+def _read_pieces(source: JsonSource, schema: pa.Schema | None, every: bool = False, kept: Kept | None = None) -> list[_Piece] | None:
     """pyarrow's reading of the JSON lines of `source` (`schema`: columns declared, the others
     inferred; `kept`: see `_kept_columns`), a piece of `_JSON_BLOCK` at a time, on as many threads as
     there are cores, a few pieces in flight at once. `every`: every piece, each one pyarrow refuses
@@ -967,7 +1002,7 @@ def _read_pieces(source: JsonSource, schema: pa.Schema | None, every: bool = Fal
     return read
 
 
-def _read_json(source: JsonSource, schema: pa.Schema | None, kept: Collection[str] | None = None) -> pa.Table | None:
+def _read_json(source: JsonSource, schema: pa.Schema | None, kept: Kept | None = None) -> pa.Table | None:
     """pyarrow's reading of the JSON lines of `source` (`schema`: columns declared, the others
     inferred; `kept`: see `_kept_columns`) as one table (`_one_table`); None when it refuses them."""
     pieces = _read_pieces(source, schema, kept=kept)
@@ -1167,10 +1202,16 @@ def _line_a_record(table: pa.Table) -> RawTable:
 
 
 def read_jsonl(path: Path, text_columns: list[str] | None = None, int_columns: list[str] | None = None,
-               required_columns: Collection[str] = (), format_columns: Collection[str] | None = None) -> RawTable:
+               required_columns: Collection[str] = (), format_columns: Collection[str] | None = None,
+               float_columns: Collection[str] = (), bool_columns: Collection[str] = ()) -> RawTable:
     """`format_columns`: every column of the format, the only ones read by pyarrow (`_read_piece`;
-    None: every column). Read line by line, a file's other columns are read too, and left by the typing."""
-    kept = frozenset(format_columns) if format_columns is not None else None
+    None: every column). Read line by line, a file's other columns are read too, and left by the typing.
+    `int_columns`, `float_columns`, `bool_columns`: the format's integers, numbers and booleans, which
+    pyarrow is told the type of where a piece's first chunk does not show it (`_read_rest`)."""
+    kept: Kept | None = None
+    if format_columns is not None:
+        types = {**dict.fromkeys(int_columns or [], pa.int64()), **dict.fromkeys(float_columns, pa.float64()), **dict.fromkeys(bool_columns, pa.bool_())}
+        kept = {name: types.get(name) for name in format_columns}
     try:
         read = _read_jsonl_arrow(path, text_columns or [], int_columns or [], required_columns, kept)
     except _TooWide:
@@ -1178,7 +1219,7 @@ def read_jsonl(path: Path, text_columns: list[str] | None = None, int_columns: l
     return read if read is not None else _read_jsonl_careful(_open_text(path), kept)
 
 
-def _read_jsonl_arrow(path: Path, columns: list[str], ints: list[str], required: Collection[str], kept: Collection[str] | None) -> RawTable | None:
+def _read_jsonl_arrow(path: Path, columns: list[str], ints: list[str], required: Collection[str], kept: Kept | None) -> RawTable | None:
     """The file read by pyarrow (`_read_pieces`, `_jsonl_checked`), its bad lines found around it
     (`_around_bad_lines`); None when pyarrow cannot read its good lines either (a number where the
     format has text, values of several JSON types in one column): then it is read line by line."""
@@ -1215,7 +1256,7 @@ def _all_read(pieces: list[_Piece] | None, schema: pa.Schema, lines: int, column
     return _jsonl_checked(_one_table([p.table for p in pieces], schema), lines, columns, ints, required, texts)
 
 
-def _around_bad_lines(data: bytes, pieces: list[_Piece], schema: pa.Schema, kept: Collection[str] | None, columns: list[str], ints: list[str],
+def _around_bad_lines(data: bytes, pieces: list[_Piece], schema: pa.Schema, kept: Kept | None, columns: list[str], ints: list[str],
                       required: Collection[str]) -> tuple[pa.Table, np.ndarray, list[LineError]] | None:
     """Some line of `data` is bad (or blank): the pieces pyarrow read one object a line (and of good
     UTF-8, which it does not check) are kept as read; in each of the others the bad lines are found
@@ -1271,7 +1312,7 @@ def _around_bad_lines(data: bytes, pieces: list[_Piece], schema: pa.Schema, kept
     return table, good_lines, sorted(errors, key=lambda e: e.line)
 
 
-def _pieces_apart(data: bytes, schema: pa.Schema, kept: Collection[str] | None) -> list[_Piece]:
+def _pieces_apart(data: bytes, schema: pa.Schema, kept: Kept | None) -> list[_Piece]:
     """A text pyarrow must not be handed whole (`_fit_for_arrow`) in pieces: each line it must not
     read (`_lines_apart`: blank, or not an object) a piece of its own, not read; the text between
     them read by pyarrow a piece at a time (`_read_pieces`). One piece, not read, when there are
@@ -1361,7 +1402,7 @@ _HALVES_BUDGET = 3
 _MAX_APART = 10_000
 
 
-def _good_lines(data: bytes, start: int, stop: int, number: int, kept: Collection[str] | None) -> tuple[list[tuple[int, int]], np.ndarray, list[LineError]]:
+def _good_lines(data: bytes, start: int, stop: int, number: int, kept: Kept | None) -> tuple[list[tuple[int, int]], np.ndarray, list[LineError]]:
     """Of the lines of `data[start:stop]` (the first numbered `number`; `kept`: see `_kept_columns`),
     the byte spans of the runs of good ones (in order), the number of each good one, and the bad
     ones; blank lines are neither. The lines set apart (`_lines_apart`: blank, or not beginning
@@ -1421,7 +1462,7 @@ def _lines_apart(data: bytes, start: int = 0, stop: int | None = None) -> list[i
 
 
 def _by_halves(data: bytes, start: int, stop: int, number: int, lines: int, runs: list[tuple[int, int]], numbers: list[np.ndarray],
-               errors: list[LineError], budget: list[int], kept: Collection[str] | None, known_bad: bool = False) -> None:
+               errors: list[LineError], budget: list[int], kept: Kept | None, known_bad: bool = False) -> None:
     """The `lines` lines of `data[start:stop]` (no blank line among them; the first numbered
     `number`) into `runs`, `numbers` and `errors`, as `_good_lines` says; `known_bad`: pyarrow has
     already failed on them. A stack of spans, the first half on top, so that the runs come out in
@@ -1446,7 +1487,7 @@ def _by_halves(data: bytes, start: int, stop: int, number: int, lines: int, runs
         _judge_lines(data, start, stop, number, runs, numbers, errors)
 
 
-def _all_objects(data: bytes, start: int, stop: int, lines: int, kept: Collection[str] | None) -> bool:
+def _all_objects(data: bytes, start: int, stop: int, lines: int, kept: Kept | None) -> bool:
     """Whether pyarrow reads `data[start:stop]` (`lines` lines, none blank, each beginning with `{`:
     see `_lines_apart`) as one JSON object a line that Python's json would read too: no row of
     nulls, no NaN or Infinity (which JSON has not), no nested values (where a NaN or bad text inside
@@ -1486,7 +1527,7 @@ def _judge_lines(data: bytes, start: int, stop: int, number: int, runs: list[tup
     numbers.append(np.frombuffer(good, dtype=np.int64))
 
 
-def _read_jsonl_careful(data: bytes, kept: Collection[str] | None = None) -> RawTable:
+def _read_jsonl_careful(data: bytes, kept: Kept | None = None) -> RawTable:
     """Every line into Python objects: for a file pyarrow cannot read even without its bad lines (a
     number where the format has text, values of several JSON types in one column). `kept`: the
     format's columns, the only ones made columns of the table (None: every key)."""
