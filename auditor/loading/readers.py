@@ -775,7 +775,7 @@ _SPARSE = 32
 # (declared as strings from the first chunk on). pyarrow's reading keeps only these columns
 # (`_kept_columns`); the types declare, for the rest of a piece, the columns its first chunk held
 # only nulls in or did not have (`_read_rest`).
-Kept = Mapping[str, "pa.DataType | None"]
+Kept = Mapping[str, pa.DataType | None]
 
 
 class _TooWide(Exception):
