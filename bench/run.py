@@ -611,9 +611,9 @@ def settled_pairs(bundle: Path, out: Path, pairs: int, settle: float, workers: l
     A process started just after another reuses memory that one freed while the VM's host still
     backs it: the same fresh read took 1.15-1.23 s just after another read, 1.71-1.90 s just after
     an audit, 2.04-2.33 s after 10 s idle (2026-12-05, when the host took back freed memory in about
-    two seconds: Linux reports free pages after a 2 s delay). So the pairs above, taken back to back,
-    set each audit against a read that the bench's own reads, just before it, flatter; idle first,
-    both meet the machine as a command run on it does."""
+    two seconds: Linux reports free pages after a 2 s delay). So the audit runs of `main`, each just
+    after a fresh read that just follows the bench's own reads, meet a read those reads flatter; idle
+    first, both meet the machine as a command run on it does."""
     found = []
     for i in range(pairs):
         seconds: dict[str, float] = {}
