@@ -870,13 +870,17 @@ def _read_rest(rest: pa.Buffer, seen: pa.Schema, kept: Kept | None, lines: int) 
     reading a chunk at a time would have it. Not when the first chunk holds objects or lists, whose
     inner keys the search for a key would find, nor where the search cannot tell (`_keys_absent`)."""
     types = kept or {}
+
+    def read(declared: pa.Schema) -> pa.Table | None:
+        """The rest with `declared`'s columns alone, where its lines times them are within `_MAX_CELLS`."""
+        return _read_chunk(rest, declared, known=True) if lines * _fields(declared) <= _MAX_CELLS else None
+
     schema = pa.schema([pa.field(f.name, types[f.name]) if pa.types.is_null(f.type) and types.get(f.name) is not None else f for f in seen])
-    table = _read_chunk(rest, schema, known=True) if lines * _fields(schema) <= _MAX_CELLS else None
-    late = [pa.field(name, kind) for name, kind in types.items() if kind is not None and seen.get_field_index(name) < 0]
-    if table is not None or not late or any(pa.types.is_nested(t) for t in seen.types):
+    table = read(schema)
+    if table is not None or any(pa.types.is_nested(t) for t in seen.types):
         return table
-    wider = pa.schema([*schema, *late])
-    table = _read_chunk(rest, wider, known=True) if lines * _fields(wider) <= _MAX_CELLS else None
+    late = [pa.field(name, kind) for name, kind in types.items() if kind is not None and seen.get_field_index(name) < 0]
+    table = read(pa.schema([*schema, *late])) if late else None
     blank = [f.name for f in late if table is not None and table.column(f.name).null_count == table.num_rows]
     if table is None or not blank:
         return table
