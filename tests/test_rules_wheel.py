@@ -93,6 +93,21 @@ def test_whl206_207_a_slot_listed_with_two_symbols_accepts_either_whatever_the_r
     assert found(audit(tmp_path / "207", tables, "WHL207")) == []
 
 
+def test_whl206_a_slot_listed_twice_is_its_own_tables_and_slots_only(tmp_path: Path) -> None:
+    """W1 lists slot 40 as `7` and as `2`; W2's layout is whole. Spins on W1's slot 40 recorded as
+    either symbol pass; W2's slot 40 and W1's slot 41 are judged by their one symbol, and a settled
+    spin with no stop slot is reported with no symbol expected, among many lawful spins."""
+    tables = wheel([spin("W1-1", 1, slot=40, symbol="2"), spin("W1-2", 2, slot=40, symbol="7"), spin("W2-1", 1, slot=40, table_id="W2", symbol="2"),
+                    spin("W1-3", 3, slot=41, symbol="2"), spin("W1-4", 4, stop_slot=None),
+                    *(spin(f"W3-{n}", n, slot=n % 54, table_id="W3") for n in range(1, 200))],
+                   layouts=[*layout("W1"), {"table_id": "W1", "slot": 40, "symbol": "2"}, *layout("W2"), *layout("W3")])
+    tables["tables"] += [WHEEL_TABLE | {"table_id": "W2"}, WHEEL_TABLE | {"table_id": "W3"}]
+    f = audit(tmp_path, tables, "WHL206")
+    assert sorted(found(f)) == [("W1-3", None), ("W1-4", None), ("W2-1", None)]
+    expected = dict(zip(f["round_id"], f["expected"], strict=True))
+    assert expected["W2-1"] == "7" and expected["W1-3"] == "7" and pd.isna(expected["W1-4"])
+
+
 @pytest.mark.parametrize(("symbol", "slot", "odds"), [("24", 0, 1), ("15", 24, 2), ("7", 40, 5), ("4", 46, 10), ("2", 50, 20), ("figura_1", 52, 45), ("figura_2", 53, 45)])
 def test_whl207_payout_odds_table(tmp_path: Path, symbol: str, slot: int, odds: int) -> None:
     good = bet("B1", symbol=symbol, stake=1000, payout_cents=1000 * odds, stake_returned=True, paid_seq=1)
