@@ -325,6 +325,25 @@ def test_cdf125_player_drawing(tmp_path: Path, cards: str, drew: bool, finding: 
     assert bool(found(audit(tmp_path, cdf([c]), "CDF125"))) is finding
 
 
+def test_cdf125_a_punt_on_5_must_draw_where_the_ruleset_grants_no_option(tmp_path: Path) -> None:
+    """`player_optional_5` false from 2026-03-01 (the day before the coups): a punt on 5 that stood is
+    reported, one that drew is not; on 4 and 6 nothing changes. Under the shipped ruleset (true)
+    both choices on 5 pass."""
+    coups = [coup("C1", player_cards="TS 5H", banker_cards="TC 7D", outcome=outcome_of("TS 5H", "TC 7D")),
+             coup("C2", coup_no=2, player_cards="TS 5H KD", banker_cards="TC 7D", third_face_up=True, outcome=outcome_of("TS 5H KD", "TC 7D")),
+             coup("C3", coup_no=3, player_cards="TS 4H", banker_cards="TC 7D", outcome=outcome_of("TS 4H", "TC 7D")),
+             coup("C4", coup_no=4, player_cards="TS 6H", banker_cards="TC 7D", outcome=outcome_of("TS 6H", "TC 7D"))]
+    tables = cdf(coups)
+    assert found(audit(tmp_path / "a", tables, "CDF125")) == [("C3", None)]
+    text = (RULESET_DIR / "decret-455-2025.toml").read_text(encoding="utf-8")
+    start = text.index("[parameters.player_optional_5]")
+    strict = tmp_path / "strict.toml"
+    strict.write_text(text[:start] + text[start:].replace("values = { 2025-12-10 = true }", "values = { 2025-12-10 = true, 2026-03-01 = false }", 1),
+                      encoding="utf-8")
+    bundle = load_bundle(write_bundle(tmp_path / "b", tables))
+    assert found(run_audit(bundle, load_ruleset(strict), select_rules("CDF125"), lang="en").findings) == [("C1", None), ("C3", None)]
+
+
 def test_cdf125_free_mode_is_not_judged(tmp_path: Path) -> None:
     c = coup("C1", mode="free", player_cards="TS 6H KD", third_face_up=True, outcome="banker")
     assert found(audit(tmp_path, cdf([c]), "CDF125")) == []

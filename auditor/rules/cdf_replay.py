@@ -54,6 +54,12 @@ DRAW, STAND, OPTION = 1, 0, 2
 CARD_CODES = [f"{side}_card_{i}" for side in ("player", "banker") for i in (1, 2, 3)]
 
 
+# PLAYER_TABLEAU[option, total]: must the punt draw on a two-card `total` (0-9)? Draws on 0-4, may
+# choose on 5 where the ruleset grants it (option 1; epígraf 8, VI b), else draws; stands on 6-9.
+# One lookup a coup, where np.select's three conditions took 9 ms a million coups.
+PLAYER_TABLEAU = np.array([[DRAW] * 6 + [STAND] * 4, [DRAW] * 5 + [OPTION] + [STAND] * 4], dtype=np.int64)
+
+
 def banker_tableau(option_3_vs_9: bool = True, option_5_vs_4: bool = True) -> np.ndarray:
     """BANKER[total, c + 1]: must the banker draw on a two-card `total` (0-7) when the punt's third card
     is worth c (0-9), or stood (c = -1)? Written from the published punto-banco chart with this
@@ -109,11 +115,12 @@ def replay(coups: pd.DataFrame, ctx: Context) -> pd.DataFrame:
     for i, name in enumerate(CARD_CODES):  # kept for CDF121, which counts each card a shoe deals
         out[name] = (pc if i < 3 else bc)[:, i % 3]
     # A Categorical of the outcome enum's names: the rules compare it with a name, a code comparison.
-    outcome = np.select([p_final > b_final, p_final < b_final], [0, 1], 2).astype(np.int8)
+    # 0 player, 1 banker, 2 tie, as arithmetic on the comparisons (np.select over 1M coups: 8 ms).
+    outcome = (p_final < b_final).astype(np.int8) + 2 * (p_final == b_final).astype(np.int8)
     out["true_outcome"] = coded(outcome, ["player", "banker", "tie"], coups.index)
 
     opt5 = np.asarray(ctx.param("player_optional_5", coups["ts"]), dtype=bool)
-    out["player_rule"] = np.select([p2 <= 4, p2 == 5, p2 <= 7], [DRAW, np.where(opt5, OPTION, DRAW), STAND], STAND)
+    out["player_rule"] = PLAYER_TABLEAU[opt5.astype(np.intp), p2]
     o39 = np.asarray(ctx.param("banker_optional_3_vs_9", coups["ts"]), dtype=bool)
     o54 = np.asarray(ctx.param("banker_optional_5_vs_4", coups["ts"]), dtype=bool)
     column = third_card + 1
