@@ -352,9 +352,7 @@ def _cell_quarantine(table: Table, names: np.ndarray, file_code: np.ndarray, lin
         rows = pd.DataFrame({"pos": cells["pos"].to_numpy(), "column": cells["column"].to_numpy(dtype=object),
                              "reason": detail.to_numpy(dtype=object), "value": cells["value"].to_numpy(dtype=object)})
     else:
-        rows = cells.assign(detail=detail).groupby("pos", sort=True).agg(
-            column=("column", "first"), reason=("detail", "; ".join), value=("value", "first")
-        ).reset_index()
+        rows = _joined_by_row(cells, detail)
     pos = rows["pos"].to_numpy(dtype=np.int64)
     out = pd.DataFrame(
         {
@@ -366,6 +364,21 @@ def _cell_quarantine(table: Table, names: np.ndarray, file_code: np.ndarray, lin
     for key in ("table_id", "round_id", "item_id"):
         out[key] = typed_ids[key].iloc[pos].astype(object).to_numpy() if key in typed_ids else None
     return out
+
+
+def _joined_by_row(cells: pd.DataFrame, detail: pd.Series) -> pd.DataFrame:
+    """For bad cells sorted by row (`pos`), some rows with several: a record a row, its first cell's
+    column and value, and every cell's `detail` joined by "; ". Joined in Arrow over the runs of
+    each row's cells: a pandas groupby joining them in Python took 0.2 s for 8,700 rows."""
+    pos = cells["pos"].to_numpy(dtype=np.int64)
+    first = np.flatnonzero(np.r_[True, pos[1:] != pos[:-1]])
+    text = pa.array(detail.to_numpy(dtype=object), type=pa.large_string())
+    runs = pa.LargeListArray.from_arrays(pa.array(np.append(first, len(pos)), type=pa.int64()), text)
+    return pd.DataFrame({
+        "pos": pos[first], "column": cells["column"].to_numpy(dtype=object)[first],
+        "reason": pc.binary_join(runs, pa.scalar("; ", type=pa.large_string())).to_numpy(zero_copy_only=False),
+        "value": cells["value"].to_numpy(dtype=object)[first],
+    })
 
 
 def _line_quarantine(table: Table, file: str, line_errors: list[LineError]) -> pd.DataFrame:
