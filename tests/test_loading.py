@@ -1777,3 +1777,18 @@ def test_the_same_cells_read_the_same_in_csv_jsonl_and_parquet(tmp_path: Path, s
         counts = [(f.rows_read, f.rows_audited, f.rows_quarantined, f.error) for f in loaded.files]
         readings.append((sorted(zip(q["line"], q["reason"], strict=True)), frame.where(frame.notna(), None).values.tolist(), counts))
     assert readings[0] == readings[1] == readings[2]
+
+
+@pytest.mark.parametrize("rows", [3, 40])
+def test_a_cell_held_as_codes_digests_as_its_text(rows: int) -> None:
+    """A repeat is told from its first row by digests of their cells (LOG002, `row_digests`): an id
+    read as categories (a Parquet dictionary) must digest as the same id read as text, missing as
+    missing, whether the rows are fewer than the categories (their own text digested) or more."""
+    from auditor.loading.bundle import _cell_digests
+
+    names = [f"P{i:04d}" for i in range(20)]
+    codes = np.random.default_rng(rows).integers(-1, len(names), rows)
+    held = pd.Series(pd.Categorical.from_codes(codes, categories=names))
+    text = pd.Series([names[c] if c >= 0 else None for c in codes], dtype="str")
+    assert list(_cell_digests(held)) == list(_cell_digests(text))
+    assert len(set(_cell_digests(held)[codes >= 0])) == len(set(codes[codes >= 0]))

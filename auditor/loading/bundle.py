@@ -207,10 +207,17 @@ _MISSING = np.uint64(0x9E3779B97F4A7C15)  # any missing cell, whatever the colum
 def _cell_digests(values: pd.Series) -> np.ndarray:
     missing = values.isna().to_numpy(dtype=bool)
     kind = values.dtype
-    if isinstance(kind, pd.CategoricalDtype):  # the categories' text, each digested once
+    if isinstance(kind, pd.CategoricalDtype):
         codes = values.cat.codes.to_numpy()
-        own = pd.util.hash_array(values.cat.categories.astype(str).to_numpy(dtype=object))
-        hashed = own[np.maximum(codes, 0)] if len(own) else np.zeros(len(values), dtype=np.uint64)
+        categories = values.cat.categories
+        if not len(categories):
+            hashed = np.zeros(len(values), dtype=np.uint64)
+        elif len(values) < len(categories):
+            # A few rows of an id held as codes among a million: their own text digested, not every
+            # category's (the repeats of 4M bets with 0.2 % repeated: 0.27 s, four calls a table).
+            hashed = pd.util.hash_array(categories.take(np.maximum(codes, 0)).astype(str).to_numpy(dtype=object))
+        else:  # the categories' text, each digested once
+            hashed = pd.util.hash_array(categories.astype(str).to_numpy(dtype=object))[np.maximum(codes, 0)]
     elif pd.api.types.is_datetime64_any_dtype(kind):
         ticks = (values.dt.tz_convert("UTC") if getattr(kind, "tz", None) else values).dt.as_unit("ns")
         hashed = pd.util.hash_array(ticks.to_numpy(dtype="datetime64[ns]").view(np.int64))
