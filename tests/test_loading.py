@@ -1792,3 +1792,16 @@ def test_a_cell_held_as_codes_digests_as_its_text(rows: int) -> None:
     text = pd.Series([names[c] if c >= 0 else None for c in codes], dtype="str")
     assert list(_cell_digests(held)) == list(_cell_digests(text))
     assert len(set(_cell_digests(held)[codes >= 0])) == len(set(codes[codes >= 0]))
+
+
+def test_items_are_split_from_rounds_however_few_the_rounds() -> None:
+    """`split_items` with an ambiguous round id (one on two differing rows): its items are set
+    aside with the orphans; with no round at all, every item is (a round table all quarantined)."""
+    from auditor.loading.bundle import split_items
+
+    keys = pd.Series(["R1", "R2", "R3", None, "R2"], dtype="str")
+    keep = np.array([True, True, True, True, False])
+    kept, aside, at = split_items(keys, keep, pd.Series(["R2", "R1"], dtype="str"), pa.array(["R2"], pa.large_string()))
+    assert list(kept) == [True, False, False, False, False] and list(aside) == [False, True, True, True, False] and list(at) == [1]
+    kept, aside, at = split_items(keys, keep, pd.Series([], dtype="str"), pa.array(["R2"], pa.large_string()))
+    assert not kept.any() and list(aside) == list(keep) and len(at) == 0
