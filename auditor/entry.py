@@ -1,13 +1,14 @@
-"""The `auditor` command's entry point (and `python -m auditor`'s): the process's allocator is set
-up before the first import that starts a thread (`memory.one_arena`), then the command line runs."""
+"""The `auditor` command's entry point (and `python -m auditor`'s): the process's allocators are set
+up before the first import that starts a thread or loads Arrow (`memory.before_imports`), then the
+command line runs."""
 
 from __future__ import annotations
 
-from auditor.memory import one_arena
+from auditor.memory import before_imports
 
 
 def main() -> None:
-    one_arena()
+    before_imports()
     from auditor.cli import main as command_line  # numpy and pyarrow start threads as they are imported
 
     command_line()

@@ -5,7 +5,8 @@ joined or sorted copy. With the allocators' defaults most of them are fresh memo
 block above its threshold, 128 KiB rising to 32 MiB, apart and unmaps it when freed; Arrow's jemalloc
 pool keeps a heap of its own, and the audit trimmed both after each game), and the kernel zeroes every
 page of fresh memory on first touch: a quarter of an audit's CPU went there. So a whole audit, with glibc, keeps what it frees in one heap and reuses it (Arrow's buffers
-too, through the system allocator, so that numpy and Arrow reuse each other's), and hands the unused
+too, through the system allocator, so that numpy and Arrow reuse each other's: pyarrow's pool and
+Arrow's own default, which must be set before pyarrow loads: `arrow_pool_on_the_heap`), and hands the unused
 part back to the system once, when its games have run, before the findings are sorted. Measured on
 the benchmark's 13M rows (six alternating runs each): page faults 0.91-1.00M -> 0.64-0.71M, CPU
 10.0-12.2 -> 8.4-8.7 s, whole audit 5.5-6.7 -> 4.8-5.0 s, peak 2.92-3.03 -> 2.95-3.17 GiB; with 4M
@@ -38,6 +39,8 @@ import ctypes
 import ctypes.util
 import functools
 import gc
+import os
+import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -79,6 +82,38 @@ def one_arena() -> bool:
     nor pyarrow at its top. True if set; False where the C library is not glibc."""
     libc = _glibc()
     return bool(libc is not None and libc.mallopt(_M_ARENA_MAX, 1))
+
+
+# The variable Arrow's C++ library reads, once, as it loads, to choose its own default memory pool.
+ARROW_POOL_VARIABLE = "ARROW_DEFAULT_MEMORY_POOL"
+
+
+def arrow_pool_on_the_heap() -> bool:
+    """Arrow's C++ default memory pool the C library's heap ("system"), set in the environment before
+    pyarrow is first imported. pyarrow's `set_memory_pool` (`keep_freed_memory`) sets only the pool
+    its Python calls default to; Arrow's own code that asks for the library's default pool keeps
+    mimalloc, pyarrow's build default: the Parquet reader's buffers (each file's bytes, read once),
+    and `to_numpy` of boolean columns (every table's flags). mimalloc hands back what is freed some
+    milliseconds later (`madvise(MADV_DONTNEED)`), so each audit faulted those pages in afresh,
+    which the kernel zeroes: 2026-12-05, the month's 13M rows, 240 such calls an audit, some 260 MB
+    (72-99 of the system's huge pages, all of them faulted by the audit run again, 0-15 with the
+    heap). Four alternating triples, each process after 10 s idle, the same audit in each: run again
+    3.10-3.19 -> 2.70-2.88 s (CPU 5.19-5.25 -> 4.61-4.82 s, the kernel's 0.65-0.87 -> 0.14-0.35 s),
+    a fresh process 5.73-7.41 -> 5.34-5.97 s. Called by the command's entry point (`before_imports`)
+    only where the C library is glibc, whose heap `keep_freed_memory` keeps; a pool the user chose
+    in the environment is left as it is. True if the heap is Arrow's default pool from now on; False
+    once pyarrow is imported (too late: the library read the variable as it loaded)."""
+    if _glibc() is None or "pyarrow" in sys.modules:
+        return False
+    return os.environ.setdefault(ARROW_POOL_VARIABLE, "system") == "system"
+
+
+def before_imports() -> None:
+    """What the command's entry point (and the benchmark's processes, as it) sets before the first
+    import of numpy or pyarrow: one malloc arena (`one_arena`), Arrow's own pool on the heap
+    (`arrow_pool_on_the_heap`)."""
+    one_arena()
+    arrow_pool_on_the_heap()
 
 
 def keep_freed_memory() -> bool:

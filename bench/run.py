@@ -180,9 +180,9 @@ def child_read(bundle: Path) -> None:
 
 
 def child_by_partition(bundle: Path, out: Path) -> None:
-    from auditor.memory import one_arena, set_up_audit_process
+    from auditor.memory import before_imports, set_up_audit_process
 
-    one_arena()  # as the CLI's entry point does, before the imports that start threads
+    before_imports()  # as the CLI's entry point does, before the imports that start threads or load Arrow
     from auditor.report.outputs import build_summary, write_summary, write_violations
     from auditor.rules import select_rules
     from auditor.ruleset import load_ruleset
@@ -210,9 +210,9 @@ def child(bundle: Path, out: Path, workers: int | None, again: bool = False) -> 
     once more in the same process, its memory already faulted in (the first run's, kept for reuse),
     as the bench's own read's is: its time against that read compares the audit's work with the
     read's, what fresh memory costs on this machine left out of both."""
-    from auditor.memory import keep_freed_memory_for, one_arena, set_up_audit_process
+    from auditor.memory import before_imports, keep_freed_memory_for, set_up_audit_process
 
-    one_arena()  # as the CLI's entry point does, before the imports that start threads
+    before_imports()  # as the CLI's entry point does, before the imports that start threads or load Arrow
     from auditor.engine import DEFAULT_WORKERS, audit_bundle
     from auditor.report.outputs import build_summary
     from auditor.report.write import prepare_outputs, write_outputs

@@ -21,9 +21,9 @@ from collections.abc import Callable, Hashable, MutableMapping
 from pathlib import Path
 from typing import Any
 
-from auditor.memory import keep_freed_memory_for, one_arena, set_up_audit_process
+from auditor.memory import before_imports, keep_freed_memory_for, set_up_audit_process
 
-one_arena()  # as the CLI's entry point does, before the imports that start threads
+before_imports()  # as the CLI's entry point does, before the imports that start threads or load Arrow
 
 import auditor.engine as engine  # noqa: E402
 import auditor.loading.bundle as loading  # noqa: E402

@@ -7,6 +7,7 @@ partition is compared with the whole audit (tests/test_by_partition.py)."""
 from __future__ import annotations
 
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -28,10 +29,11 @@ import json, sys, threading
 from pathlib import Path
 from auditor import memory
 if sys.argv[1] == "entry":
-    memory.one_arena()
+    memory.before_imports()
 import auditor.cli  # numpy and pyarrow start threads of their own as they are imported
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 def in_heap(address):
     for line in Path("/proc/self/maps").read_text().splitlines():
@@ -59,56 +61,105 @@ for worker in workers:
 all_in.wait()
 for worker in workers:
     worker.join()
+# What Arrow's own code allocates from the library's default pool, not pyarrow's: a boolean column
+# with nulls made numpy's, a Parquet file's bytes read.
+pa.chunked_array([pa.array([True, None, False] * 400_000)] * 3).to_numpy()
+path = Path(sys.argv[2]) / "t.parquet"
+pq.write_table(pa.table({"x": np.arange(1_000_000)}), path)
+pq.read_table(path)
+try:
+    landed["mimalloc"] = pa.mimalloc_memory_pool().max_memory()
+except NotImplementedError:  # a pyarrow built without it
+    landed["mimalloc"] = 0
 print(json.dumps(landed))
 """
 
 
-def _where_memory_lands(order: str) -> dict[str, object]:
-    run = subprocess.run([sys.executable, "-c", _WHERE_MEMORY_LANDS, order], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parent.parent)
+def _where_memory_lands(order: str, tmp: Path) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if k != memory.ARROW_POOL_VARIABLE}  # as a fresh shell's
+    run = subprocess.run([sys.executable, "-c", _WHERE_MEMORY_LANDS, order, str(tmp)], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent, env=env)
     return json.loads(run.stdout)  # type: ignore[no-any-return]
 
 
 @pytest.mark.skipif(not GLIBC, reason="the policy needs glibc's mallopt")
-def test_a_whole_audit_reuses_one_heap_with_glibc() -> None:
+def test_a_whole_audit_reuses_one_heap_with_glibc(tmp_path: Path) -> None:
     """Once kept, a 64 MB array made in any worker thread, numpy's or Arrow's, comes from the heap
     the process reuses, not from a mapping of its own that the kernel zeroes afresh each time (a
-    wrong mallopt parameter is accepted silently: only where the memory lands shows it)."""
-    assert _where_memory_lands("entry") == {"kept": True, "pool": "system", "numpy": [True] * 6, "arrow": [True] * 6}
+    wrong mallopt parameter is accepted silently: only where the memory lands shows it); and what
+    Arrow's own code allocates (Parquet's bytes, booleans made numpy's) never goes to mimalloc,
+    which hands it back to be faulted in again."""
+    assert _where_memory_lands("entry", tmp_path) == {"kept": True, "pool": "system", "numpy": [True] * 6, "arrow": [True] * 6, "mimalloc": 0}
 
 
 @pytest.mark.skipif(not GLIBC, reason="the policy needs glibc's mallopt")
-def test_the_arena_limit_set_after_the_imports_would_leave_threads_their_own() -> None:
+def test_the_arena_limit_set_after_the_imports_would_leave_threads_their_own(tmp_path: Path) -> None:
     """Why the entry point sets the limit first: set only once numpy and pyarrow have started their
     threads, some of the workers' arrays are mapped apart from the heap."""
-    late = _where_memory_lands("late")
+    late = _where_memory_lands("late", tmp_path)
     if all(late["numpy"]):  # type: ignore[call-overload]
         pytest.skip("numpy and pyarrow started no thread that made an arena of its own here")
     assert late["kept"] is True and False in late["numpy"]  # type: ignore[operator]
 
 
+@pytest.mark.skipif(not GLIBC, reason="the policy needs glibc's mallopt")
+def test_arrow_own_pool_set_after_pyarrow_loads_stays_mimalloc(tmp_path: Path) -> None:
+    """Why the entry point sets Arrow's pool before pyarrow loads: pyarrow's `set_memory_pool`
+    alone leaves Arrow's own allocations with the library's default."""
+    try:
+        import pyarrow as pa
+
+        pa.mimalloc_memory_pool()
+    except NotImplementedError:
+        pytest.skip("this pyarrow is built without mimalloc")
+    assert _where_memory_lands("late", tmp_path)["mimalloc"] > 0  # type: ignore[operator]
+
+
+_POOL_CHOSEN = """
+import json, os, sys
+from auditor import memory
+first = memory.arrow_pool_on_the_heap()
+import pyarrow
+again = memory.arrow_pool_on_the_heap()
+print(json.dumps([first, again, os.environ.get(memory.ARROW_POOL_VARIABLE)]))
+"""
+
+
+@pytest.mark.skipif(not GLIBC, reason="the policy needs glibc's mallopt")
+@pytest.mark.parametrize(("chosen", "expected"), [(None, [True, False, "system"]), ("jemalloc", [False, False, "jemalloc"])])
+def test_arrow_pool_is_set_before_pyarrow_loads_unless_the_user_chose_one(chosen: str | None, expected: list[object]) -> None:
+    env = {k: v for k, v in os.environ.items() if k != memory.ARROW_POOL_VARIABLE}
+    if chosen is not None:
+        env[memory.ARROW_POOL_VARIABLE] = chosen
+    run = subprocess.run([sys.executable, "-c", _POOL_CHOSEN], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent, env=env)
+    assert json.loads(run.stdout) == expected
+
+
 _ENTRY_ORDER = """
-import json, sys
+import json, os, sys
 import auditor.entry as entry
 seen = {}
-one_arena = entry.one_arena
+before_imports = entry.before_imports
 def first():
     seen["numpy or pyarrow imported before"] = "numpy" in sys.modules or "pyarrow" in sys.modules
-    return one_arena()
-entry.one_arena = first
+    return before_imports()
+entry.before_imports = first
 sys.argv = ["auditor", "version"]
 try:
     entry.main()
 except SystemExit:
     pass
+seen["Arrow's pool"] = os.environ.get("ARROW_DEFAULT_MEMORY_POOL")
 print(json.dumps(seen))
 """
 
 
-def test_the_command_sets_the_arena_limit_before_numpy_or_pyarrow_is_imported() -> None:
+def test_the_command_sets_the_arena_limit_and_arrow_pool_before_numpy_or_pyarrow_is_imported() -> None:
+    env = {k: v for k, v in os.environ.items() if k != memory.ARROW_POOL_VARIABLE}
     run = subprocess.run([sys.executable, "-c", _ENTRY_ORDER], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parent.parent)
-    assert json.loads(run.stdout.splitlines()[-1]) == {"numpy or pyarrow imported before": False}
+                         cwd=Path(__file__).resolve().parent.parent, env=env)
+    assert json.loads(run.stdout.splitlines()[-1]) == {"numpy or pyarrow imported before": False, "Arrow's pool": "system" if GLIBC else None}
 
 
 def test_between_games_memory_is_handed_back_unless_kept(monkeypatch: pytest.MonkeyPatch) -> None:
