@@ -78,8 +78,9 @@ def one_arena() -> bool:
     benchmark's 13M rows, six alternating pairs): page faults 0.66-0.73M -> 0.60-0.62M, the kernel's
     time 1.49-1.73 -> 1.39-1.53 s, peak 2.12-2.21 -> 2.06-2.11 GiB, the wall clock the same (4.00-4.36
     s against 3.99-4.40 s, and one run of 5.63 s); by partition the same in two pairs. Called by the
-    command's entry point (`auditor.entry`) before anything else; this module imports neither numpy
-    nor pyarrow at its top. True if set; False where the C library is not glibc."""
+    command's entry point (`auditor.entry`, through `before_imports`) before anything else; this
+    module imports neither numpy nor pyarrow at its top. True if set; False where the C library is
+    not glibc."""
     libc = _glibc()
     return bool(libc is not None and libc.mallopt(_M_ARENA_MAX, 1))
 

@@ -75,10 +75,14 @@ print(json.dumps(landed))
 """
 
 
+def _without_arrow_pool() -> dict[str, str]:
+    """This environment as a fresh shell's: without a pool for Arrow the test run itself was given."""
+    return {k: v for k, v in os.environ.items() if k != memory.ARROW_POOL_VARIABLE}
+
+
 def _where_memory_lands(order: str, tmp: Path) -> dict[str, object]:
-    env = {k: v for k, v in os.environ.items() if k != memory.ARROW_POOL_VARIABLE}  # as a fresh shell's
     run = subprocess.run([sys.executable, "-c", _WHERE_MEMORY_LANDS, order, str(tmp)], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parent.parent, env=env)
+                         cwd=Path(__file__).resolve().parent.parent, env=_without_arrow_pool())
     return json.loads(run.stdout)  # type: ignore[no-any-return]
 
 
@@ -128,7 +132,7 @@ print(json.dumps([first, again, os.environ.get(memory.ARROW_POOL_VARIABLE)]))
 @pytest.mark.skipif(not GLIBC, reason="the policy needs glibc's mallopt")
 @pytest.mark.parametrize(("chosen", "expected"), [(None, [True, False, "system"]), ("jemalloc", [False, False, "jemalloc"])])
 def test_arrow_pool_is_set_before_pyarrow_loads_unless_the_user_chose_one(chosen: str | None, expected: list[object]) -> None:
-    env = {k: v for k, v in os.environ.items() if k != memory.ARROW_POOL_VARIABLE}
+    env = _without_arrow_pool()
     if chosen is not None:
         env[memory.ARROW_POOL_VARIABLE] = chosen
     run = subprocess.run([sys.executable, "-c", _POOL_CHOSEN], capture_output=True, text=True, check=True,
@@ -156,9 +160,8 @@ print(json.dumps(seen))
 
 
 def test_the_command_sets_the_arena_limit_and_arrow_pool_before_numpy_or_pyarrow_is_imported() -> None:
-    env = {k: v for k, v in os.environ.items() if k != memory.ARROW_POOL_VARIABLE}
     run = subprocess.run([sys.executable, "-c", _ENTRY_ORDER], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parent.parent, env=env)
+                         cwd=Path(__file__).resolve().parent.parent, env=_without_arrow_pool())
     assert json.loads(run.stdout.splitlines()[-1]) == {"numpy or pyarrow imported before": False, "Arrow's pool": "system" if GLIBC else None}
 
 

@@ -84,34 +84,29 @@ def _spins(ctx: Context) -> pd.DataFrame:
 
 
 def _stopped_on(slots: pd.DataFrame, spins: pd.DataFrame) -> np.ndarray:
-    """Which spins stopped on one of `slots` (a layout's rows: table and slot), looked up by
-    position as `_layout_codes` looks up each spin's slot."""
-    tables = slots["table_id"].drop_duplicates()
-    grid = np.zeros(len(tables) * SLOTS, dtype=bool)
-    grid[positions(slots["table_id"], tables) * SLOTS + slots["slot"].to_numpy(dtype=np.int64)] = True
-    table = positions(spins["table_id"], tables)
-    slot = spins["stop_slot"].astype("float64").to_numpy()
-    known = (table >= 0) & ~np.isnan(slot)
-    out = np.zeros(len(spins), dtype=bool)
-    out[known] = grid[table[known] * SLOTS + slot[known].astype(np.int64)]
-    return out
+    """Which spins stopped on one of `slots` (a layout's rows: table and slot)."""
+    return _at_stop_slot(slots, np.True_, spins, np.False_)
 
 
 def _layout_codes(layout: pd.DataFrame, spins: pd.DataFrame) -> np.ndarray:
     """The symbol of the slot each spin stopped on, from `layout` (one symbol a table and slot), as
-    its code among SYMBOLS (the layout's symbol is of that enum); -1 without a stop slot or a layout.
-    A table of slots a row each, looked up by position (a MultiIndex of 1M spins' tables and slots
-    took 0.1 s)."""
-    tables = layout["table_id"].drop_duplicates()
-    symbol = codes_in(layout["symbol"], SYMBOLS)
-    grid = np.full(len(tables) * SLOTS, -1, dtype=np.int64)
-    grid[positions(layout["table_id"], tables) * SLOTS + layout["slot"].to_numpy(dtype=np.int64)] = symbol
+    its code among SYMBOLS (the layout's symbol is of that enum); -1 without a stop slot or a layout."""
+    return _at_stop_slot(layout, codes_in(layout["symbol"], SYMBOLS), spins, np.int64(-1))
+
+
+def _at_stop_slot(slots: pd.DataFrame, values: np.ndarray | np.generic, spins: pd.DataFrame, missing: np.generic) -> np.ndarray:
+    """For each spin, the value `values` gives the row of `slots` (a layout's rows: table and slot)
+    for the slot it stopped on; `missing` without a stop slot or such a row. A table of slots a row
+    each, looked up by position (a MultiIndex of 1M spins' tables and slots took 0.1 s)."""
+    tables = slots["table_id"].drop_duplicates()
+    grid = np.full(len(tables) * SLOTS, missing)
+    grid[positions(slots["table_id"], tables) * SLOTS + slots["slot"].to_numpy(dtype=np.int64)] = values
     table = positions(spins["table_id"], tables)
     slot = spins["stop_slot"].astype("float64").to_numpy()
     known = (table >= 0) & ~np.isnan(slot)
-    code = np.full(len(spins), -1, dtype=np.int64)
-    code[known] = grid[table[known] * SLOTS + slot[known].astype(np.int64)]
-    return code
+    out = np.full(len(spins), missing)
+    out[known] = grid[table[known] * SLOTS + slot[known].astype(np.int64)]
+    return out
 
 
 def _bets(ctx: Context) -> pd.DataFrame:
