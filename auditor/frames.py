@@ -120,6 +120,9 @@ def positions(keys: pd.Series | pa.Array, ids: pd.Series | pa.Array) -> np.ndarr
     merged = _sorted_positions(left, value_set)
     if merged is not None:
         return merged
+    numbered = _numbered_positions(left, value_set)
+    if numbered is not None:
+        return numbered
     found = pc.index_in(left, value_set=value_set, skip_nulls=True)
     return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
 
@@ -374,8 +377,9 @@ def later_occurrences(ids: pa.Array, distinct: bool = True) -> tuple[np.ndarray,
 
     Logs are usually written in id order: the longest strictly increasing prefix (the head) holds
     distinct ids by comparison alone, and only the rows after it (the tail) are hashed. Out-of-order
-    logs are merged by sorting when written in a few runs, else hashed by numpy when the ids are of
-    one width, else dictionary-encoded by Arrow; every way gives the same answer."""
+    logs are merged by sorting when written in a few runs, else counted by number when numbered in
+    sequence (`_first_by_number`), else hashed by numpy when the ids are of one width, else
+    dictionary-encoded by Arrow; every way gives the same answer."""
     n = len(ids)
     none = np.zeros(0, dtype=np.int64)
     if n == 0:
@@ -412,6 +416,9 @@ def _first_anywhere(ids: pa.Array, few_runs: bool) -> tuple[np.ndarray, pa.Array
         merged = _first_by_sorting(ids)
         if merged is not None:
             return merged
+    numbered = _first_by_number(ids)
+    if numbered is not None:
+        return numbered
     hashed = _first_by_hashing(ids)
     if hashed is not None:
         return hashed
@@ -569,6 +576,196 @@ def _first_by_hashing(ids: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
     codes[candidates] = candidates[first]
     firsts = codes == np.arange(n)
     return codes, (ids if firsts.all() else ids.filter(pa.array(firsts)))
+
+
+@dataclass(frozen=True)
+class _Numbering:
+    """How a log numbers its ids: one `prefix` (text ending in no digit, maybe empty) and a number of
+    `digits` decimal digits, zero-padded (WB002805029: "WB" and 9 digits)."""
+
+    prefix: str
+    digits: int
+
+    @property
+    def width(self) -> int:
+        return len(self.prefix.encode()) + self.digits
+
+
+_SAMPLED_IDS = 33  # ids looked at to tell how a table numbers them
+_NUMBERED_AT_LEAST = 1 << 16  # ids fewer than this are hashed: telling their numbering would not pay
+
+
+def _numbering(ids: pa.Array) -> _Numbering | None:
+    """The numbering most of a sample of `ids` follow, or None (UUIDs, names, several numberings)."""
+    picks = np.unique(np.linspace(0, len(ids) - 1, _SAMPLED_IDS).astype(np.int64))
+    seen: dict[_Numbering, int] = {}
+    for value in ids.take(pa.array(picks)).to_pylist():
+        if not isinstance(value, str):
+            continue
+        prefix = value.rstrip("0123456789")  # ASCII digits: other scripts' are never a number's here
+        digits = len(value) - len(prefix)
+        if 1 <= digits <= 18:  # what an int64 holds
+            key = _Numbering(prefix, digits)
+            seen[key] = seen.get(key, 0) + 1
+    if not seen:
+        return None
+    best, count = max(seen.items(), key=lambda kv: kv[1])
+    return best if count * 2 > len(picks) else None
+
+
+def _numbers(ids: pa.Array, numbering: _Numbering) -> tuple[np.ndarray, np.ndarray]:
+    """(numbered, numbers): which ids are written as `numbering` says (no null among them), and each
+    one's number (0 for the others). Two numbered ids are equal exactly when their numbers are: the
+    same prefix and as many digits. The digits are each id's last bytes, read from Arrow's buffer
+    where they lie."""
+    n = len(ids)
+    offsets = text_offsets(ids)
+    data = text_bytes(ids)
+    ends = offsets[1:] - offsets[0]
+    numbered = (ends - (offsets[:-1] - offsets[0])) == numbering.width
+    if ids.null_count:
+        numbered &= ids.is_valid().to_numpy(zero_copy_only=False)
+    numbers = np.zeros(n, dtype=np.int64)
+    if not numbered.any():
+        return numbered, numbers
+    first = np.where(numbered, ends - numbering.digits, 0)  # where each numbered id's digits start
+    # A pass a digit, each reading the digits of every id at once (the buffer from that digit on,
+    # taken at the ids' first digits), the number of the last nine held in 32 bits: half the
+    # memory to stream through as in 64 (4M ids: 0.12 -> 0.06 s).
+    digit = np.empty(n, dtype=np.uint8)
+    largest = np.zeros(n, dtype=np.uint8)
+    last_nine = np.zeros(n, dtype=np.uint32)
+    before = None  # the number of the digits before the last nine
+    for j in range(numbering.digits):
+        if j == numbering.digits - 9:
+            before = last_nine.astype(np.int64)
+            last_nine[:] = 0
+        np.take(data[j:], first, out=digit)
+        digit -= 48  # a byte below "0" wraps past 9
+        np.maximum(largest, digit, out=largest)
+        last_nine *= 10
+        last_nine += digit
+    numbered &= largest <= 9
+    np.copyto(numbers, last_nine, casting="safe")
+    if before is not None:
+        numbers += before * 1_000_000_000
+    if numbering.prefix:
+        numbered &= pc.fill_null(pc.starts_with(ids, pattern=numbering.prefix), False).to_numpy(zero_copy_only=False)
+    numbers[~numbered] = 0
+    return numbered, numbers
+
+
+def _dense(numbers: np.ndarray) -> tuple[int, int] | None:
+    """(lowest, span) of `numbers` when a table of one entry a number in that span is small, as
+    numbers given in sequence are (at most twice as many entries as numbers); None otherwise."""
+    if not len(numbers):
+        return None
+    lowest, highest = int(numbers.min()), int(numbers.max())
+    span = highest - lowest + 1
+    return (lowest, span) if span <= 2 * len(numbers) + 1024 else None
+
+
+def _first_of_numbers(numbers: np.ndarray, rows: np.ndarray, lowest: int, span: int) -> tuple[np.ndarray, np.ndarray]:
+    """(repeated, first): the `rows` whose number another of them also holds, and the first of those
+    rows holding each one's number; `rows` increasing, `numbers` theirs, within `span` of `lowest`."""
+    entry = numbers - lowest
+    twice = np.flatnonzero(np.bincount(entry, minlength=span) > 1)
+    if not len(twice):  # as in most logs: no number held twice, and no row to look at again
+        return rows[:0], rows[:0]
+    marked = np.zeros(span, dtype=bool)
+    marked[twice] = True
+    repeated = np.flatnonzero(marked[entry])
+    values = numbers[repeated]
+    order = np.argsort(values, kind="stable")  # equal numbers keep their rows' order: the first first
+    ranked = values[order]
+    new = np.empty(len(ranked), dtype=bool)
+    new[0] = True
+    np.not_equal(ranked[1:], ranked[:-1], out=new[1:])
+    held = rows[repeated[order]]
+    first = np.empty(len(repeated), dtype=np.int64)
+    first[order] = held[new][np.cumsum(new) - 1]
+    return rows[repeated], first
+
+
+@dataclass(frozen=True)
+class _NumberedIds:
+    """Ids most of which are numbered in sequence (`_Numbering`): which are (`numbered`, rows
+    `rows`), their `numbers`, all within `span` of `lowest`."""
+
+    numbered: np.ndarray
+    numbers: np.ndarray
+    rows: np.ndarray
+    lowest: int
+    span: int
+    numbering: _Numbering
+
+
+def _numbered_ids(ids: pa.Array) -> _NumberedIds | None:
+    """`ids` as numbers where most are numbered in sequence, densely enough for a table of one entry
+    a number (`_dense`); None otherwise (UUIDs, names, numbers far apart, several numberings)."""
+    if not (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)):
+        return None
+    numbering = _numbering(ids)
+    if numbering is None:
+        return None
+    numbered, numbers = _numbers(ids, numbering)
+    rows = np.flatnonzero(numbered)
+    dense = _dense(numbers[rows]) if len(rows) * 2 > len(ids) else None
+    return None if dense is None else _NumberedIds(numbered, numbers, rows, *dense, numbering)
+
+
+def _first_by_number(ids: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
+    """`first_occurrences` of ids numbered in sequence (`_Numbering`) in no order (a log shuffled, or
+    written in time order across tables): equal ids are equal numbers, counted in a table of one
+    entry a number; the few ids numbered otherwise (planted, orphans) are hashed among themselves,
+    as no numbered id can equal them. 4M bets' ids: 0.65 s hashed. None when most ids are not
+    numbered so, or too sparsely."""
+    n = len(ids)
+    got = _numbered_ids(ids) if n >= _NUMBERED_AT_LEAST else None
+    if got is None:
+        return None
+    codes = np.arange(n, dtype=np.int64)
+    if ids.null_count:
+        codes[ids.is_null().to_numpy(zero_copy_only=False)] = -1
+    repeated, first = _first_of_numbers(got.numbers[got.rows], got.rows, got.lowest, got.span)
+    codes[repeated] = first
+    others = np.flatnonzero(~got.numbered & (codes >= 0))
+    if len(others):
+        within, _ = _first_by_dictionary(ids.take(pa.array(others)))
+        codes[others] = others[within]
+    firsts = codes == np.arange(n)
+    return codes, (ids if firsts.all() else ids.filter(pa.array(firsts)))
+
+
+def _numbered_positions(keys: pa.Array, ids: pa.Array) -> np.ndarray | None:
+    """`positions` where the ids are numbered in sequence (`_Numbering`) and the keys in no order
+    (items of a log shuffled, or written in time order across tables): each id's row put in a
+    table of one entry a number, each numbered key looked up there; keys numbered otherwise can
+    only equal ids numbered otherwise, and are hashed among those. 4M bets' spins: 0.7 s hashed.
+    None when most ids are not numbered so, or too sparsely."""
+    got = _numbered_ids(ids) if len(keys) >= _NUMBERED_AT_LEAST and keys.type == ids.type else None
+    if got is None:
+        return None
+    numbers, rows = got.numbers, got.rows
+    table = np.full(got.span, -1, dtype=np.int64)
+    table[numbers[rows] - got.lowest] = rows  # an id held by several rows: one of them, put right below
+    repeated, first = _first_of_numbers(numbers[rows], rows, got.lowest, got.span)
+    table[numbers[repeated] - got.lowest] = first  # the same value for each row of a number: its first
+    key_numbered, key_numbers = _numbers(keys, got.numbering)
+    found = np.full(len(keys), -1, dtype=np.int64)
+    at = np.flatnonzero(key_numbered)
+    entry = key_numbers[at] - got.lowest
+    inside = (entry >= 0) & (entry < got.span)
+    found[at[inside]] = table[entry[inside]]
+    odd_ids = np.flatnonzero(~got.numbered & ids.is_valid().to_numpy(zero_copy_only=False))
+    if len(odd_ids):
+        odd_keys = np.flatnonzero(~key_numbered & keys.is_valid().to_numpy(zero_copy_only=False))
+        if len(odd_keys):
+            index = pc.index_in(keys.take(pa.array(odd_keys)), value_set=ids.take(pa.array(odd_ids)))
+            index = pc.fill_null(index, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+            hit = index >= 0
+            found[odd_keys[hit]] = odd_ids[index[hit]]
+    return found
 
 
 def _first_by_dictionary(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:

@@ -745,3 +745,90 @@ def test_sums_by_code_are_int64_sums_whatever_the_amounts() -> None:
         sums_by(np.array([0, -1]), np.array([5, 7]), 2)
     with pytest.raises(IndexError):
         sums_by(np.array([0, 2]), np.array([5, 7]), 2)
+
+
+def _numbered_log(rng: np.random.Generator, n: int, prefix: str, digits: int, first: int) -> list[str | None]:
+    """Ids numbered in sequence from `first` (`prefix` and `digits` zero-padded digits), in no order,
+    with what a log also holds: an id written twice, nulls, orphans and planted ids of the same
+    width that are not numbered so (another prefix, a letter among the digits, a sign), and ids of
+    other widths."""
+    values: list[str | None] = [f"{prefix}{x:0{digits}d}" for x in rng.permutation(n) + first]
+    for _ in range(int(rng.integers(0, 40))):
+        kind, at = int(rng.integers(0, 8)), int(rng.integers(0, len(values) + 1))
+        some = f"{first + int(rng.integers(0, n)):0{digits}d}"
+        values.insert(at, [
+            values[int(rng.integers(0, n))],  # written twice
+            None,
+            f"{prefix}-ORPHAN-{int(rng.integers(0, 5))}",
+            f"{prefix}{int(rng.integers(0, 99))}",  # fewer digits
+            ("X" + prefix + some)[: len(prefix) + digits] if prefix else "X" + some[1:],  # the same width, another prefix
+            f"{prefix}{some[:-1]}x",  # a letter where the last digit is due
+            f"{prefix}+{some[1:]}",  # a sign: no digit
+            f"{prefix}{some}0",  # one digit more
+        ][kind])
+    return values
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_numbered_ids_in_no_order_agree_with_a_dictionary(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ids numbered in sequence, shuffled (a log written in time order across tables): their first
+    rows and the items' rounds are found by number, and must be what hashing the text finds."""
+    import pyarrow.compute as pc
+
+    from auditor import frames
+
+    monkeypatch.setattr(frames, "_NUMBERED_AT_LEAST", 1)  # small logs too, so that many cases are tried
+    rng = np.random.default_rng(seed)
+    prefix, digits = [("WB", 9), ("", 6), ("é-", 12), ("T1-", 18)][seed % 4]
+    n = int(rng.integers(200, 3000))
+    # Past nine digits: numbers beyond 32 bits, running across a billion (the last nine digits wrap).
+    first = int(rng.integers(0, 1000)) if digits <= 9 else int(rng.integers(1, 9)) * 10 ** (digits - 1) + 10**9 - n // 2
+    values = _numbered_log(rng, n, prefix, digits, first)
+    for kind in (pa.string(), pa.large_string()):
+        ids = pa.array(values, type=kind)
+        taken = frames._first_by_number(ids)
+        assert taken is not None  # numbered: this path, not the hashing after it
+        codes, distinct = taken
+        assert codes.tolist() == _naive_first(values)
+        assert distinct.to_pylist() == frames._first_by_dictionary(ids)[1].to_pylist()  # in order of first rows
+        assert first_occurrences(ids)[0].tolist() == _naive_first(values)
+        # Items of those rounds, in no order: mostly known ids, some unknown numbers, odd ids, nulls.
+        picks = rng.integers(0, len(values), 4 * len(values))
+        keys: list[str | None] = [values[int(i)] if rng.random() < 0.9 else f"{prefix}{first + int(rng.integers(-n, 2 * n)):0{digits}d}" for i in picks]
+        keys[:: 97] = [None] * len(keys[:: 97])
+        items = pa.array(keys, type=kind)
+        found = frames._numbered_positions(items, ids)
+        assert found is not None
+        expected = pc.fill_null(pc.index_in(items, value_set=ids, skip_nulls=True), -1).to_numpy(zero_copy_only=False)
+        assert found.tolist() == expected.tolist() == _first_position(keys, values)
+        assert positions(items, ids).tolist() == expected.tolist()
+
+
+def test_ids_not_numbered_in_sequence_are_hashed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """UUIDs, numbers too sparse for a table of them, several numberings: the numbered path declines
+    (None), and the answer is the hashing's."""
+    from auditor import frames
+
+    monkeypatch.setattr(frames, "_NUMBERED_AT_LEAST", 1)
+    rng = random.Random(7)
+    uuids = [f"{rng.getrandbits(128):032x}" for _ in range(500)]
+    sparse = [f"B{rng.getrandbits(40):013d}" for _ in range(500)]
+    mixed = [f"{'ABCDEFGHIJ'[i % 10]}{i:05d}" for i in range(500)]
+    for values in (uuids, sparse, mixed):
+        ids = pa.array(values + values[:3], type=pa.large_string())
+        assert frames._first_by_number(ids) is None
+        assert frames._numbered_positions(ids, ids) is None
+        assert first_occurrences(ids)[0].tolist() == _naive_first(values + values[:3])
+
+
+def test_a_large_shuffled_log_is_numbered_without_help() -> None:
+    """At its own threshold: a hundred thousand bets' ids in no order, one written twice."""
+    from auditor import frames
+
+    rng = np.random.default_rng(3)
+    values: list[str | None] = [f"WB{i:09d}" for i in rng.permutation(100_000)]
+    values.insert(70_000, values[5])
+    ids = pa.array(values, type=pa.large_string())
+    assert len(ids) >= frames._NUMBERED_AT_LEAST and frames._first_by_number(ids) is not None
+    rows, firsts, _ = later_occurrences(ids)
+    assert rows.tolist() == [70_000] and firsts.tolist() == [5]
