@@ -629,9 +629,9 @@ def _numbers(ids: pa.Array, numbering: _Numbering) -> tuple[np.ndarray, np.ndarr
     if not numbered.any():
         return numbered, numbers
     first = np.where(numbered, ends - numbering.digits, 0)  # where each numbered id's digits start
-    # A pass a digit, each reading the digits of every id at once (the buffer from that digit on,
-    # taken at the ids' first digits), the number of the last nine held in 32 bits: half the
-    # memory to stream through as in 64 (4M ids: 0.12 -> 0.06 s).
+    # A pass a digit, each reading that digit of every id at once (the buffer from that digit on,
+    # taken at the ids' first digits), the number of the last nine held in 32 bits, half the memory
+    # to stream through that 64 would be: 4M ids in about 0.1 s.
     digit = np.empty(n, dtype=np.uint8)
     largest = np.zeros(n, dtype=np.uint8)
     last_nine = np.zeros(n, dtype=np.uint32)
@@ -718,8 +718,8 @@ def _first_by_number(ids: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
     """`first_occurrences` of ids numbered in sequence (`_Numbering`) in no order (a log shuffled, or
     written in time order across tables): equal ids are equal numbers, counted in a table of one
     entry a number; the few ids numbered otherwise (planted, orphans) are hashed among themselves,
-    as no numbered id can equal them. 4M bets' ids: 0.65 s hashed. None when most ids are not
-    numbered so, or too sparsely."""
+    as no numbered id can equal them. 4M shuffled bets' ids: 0.19 s, where Arrow's dictionary
+    encoding took 0.6 s. None when most ids are not numbered so, or too sparsely."""
     n = len(ids)
     got = _numbered_ids(ids) if n >= _NUMBERED_AT_LEAST else None
     if got is None:
@@ -741,8 +741,9 @@ def _numbered_positions(keys: pa.Array, ids: pa.Array) -> np.ndarray | None:
     """`positions` where the ids are numbered in sequence (`_Numbering`) and the keys in no order
     (items of a log shuffled, or written in time order across tables): each id's row put in a
     table of one entry a number, each numbered key looked up there; keys numbered otherwise can
-    only equal ids numbered otherwise, and are hashed among those. 4M bets' spins: 0.7 s hashed.
-    None when most ids are not numbered so, or too sparsely."""
+    only equal ids numbered otherwise, and are hashed among those. 4M shuffled bets among 1M spins:
+    0.16-0.18 s, where Arrow's `index_in` took 0.55-0.58 s. None when most ids are not numbered
+    so, or too sparsely."""
     got = _numbered_ids(ids) if len(keys) >= _NUMBERED_AT_LEAST and keys.type == ids.type else None
     if got is None:
         return None
