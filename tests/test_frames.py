@@ -832,3 +832,30 @@ def test_a_large_shuffled_log_is_numbered_without_help() -> None:
     assert len(ids) >= frames._NUMBERED_AT_LEAST and frames._first_by_number(ids) is not None
     rows, firsts, _ = later_occurrences(ids)
     assert rows.tolist() == [70_000] and firsts.tolist() == [5]
+
+
+@pytest.mark.parametrize("shape", ["empty", "other-script digits", "nul prefix", "emoji prefix", "nineteen digits", "mostly null", "digits only"])
+def test_odd_id_shapes_give_what_hashing_gives(shape: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever a hostile or odd log holds as ids, the first rows and the items' rounds are the text's."""
+    import pyarrow.compute as pc
+
+    from auditor import frames
+
+    monkeypatch.setattr(frames, "_NUMBERED_AT_LEAST", 1)
+    rng = np.random.default_rng(11)
+    n = 3000
+    order = rng.permutation(n)
+    values: list[str | None] = {
+        "empty": [""] * n,
+        "other-script digits": [f"١٢٣{i}" for i in order],  # Arabic-Indic digits, then ASCII ones of several widths
+        "nul prefix": [f"\x00{i:07d}" for i in order],
+        "emoji prefix": [f"😀{i:06d}" for i in order],
+        "nineteen digits": [f"{i:019d}" for i in order],  # past what an int64 holds: hashed
+        "mostly null": [None if i % 10 else f"B{i:06d}" for i in order],
+        "digits only": [f"{i % 2000:05d}" for i in order],  # every other id written twice
+    }[shape]
+    ids = pa.array(values, type=pa.large_string())
+    assert first_occurrences(ids)[0].tolist() == _naive_first(values)
+    keys = pa.array([values[int(i)] for i in rng.integers(0, n, 5000)], type=pa.large_string())
+    expected = pc.fill_null(pc.index_in(keys, value_set=ids, skip_nulls=True), -1).to_numpy(zero_copy_only=False)
+    assert positions(keys, ids).tolist() == expected.tolist()
