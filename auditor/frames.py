@@ -675,16 +675,9 @@ def _first_of_numbers(numbers: np.ndarray, rows: np.ndarray, lowest: int, span: 
     marked = np.zeros(span, dtype=bool)
     marked[twice] = True
     repeated = np.flatnonzero(marked[entry])
-    values = numbers[repeated]
-    order = np.argsort(values, kind="stable")  # equal numbers keep their rows' order: the first first
-    ranked = values[order]
-    new = np.empty(len(ranked), dtype=bool)
-    new[0] = True
-    np.not_equal(ranked[1:], ranked[:-1], out=new[1:])
-    held = rows[repeated[order]]
-    first = np.empty(len(repeated), dtype=np.int64)
-    first[order] = held[new][np.cumsum(new) - 1]
-    return rows[repeated], first
+    # Each number's first occurrence among the repeated (in row order), for each of them.
+    _, first, inverse = np.unique(numbers[repeated], return_index=True, return_inverse=True)
+    return rows[repeated], rows[repeated[first[inverse]]]
 
 
 @dataclass(frozen=True)
