@@ -548,9 +548,9 @@ def _row_hashes(data: np.ndarray) -> np.ndarray:
 
 
 def _first_by_hashing(ids: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
-    """`first_occurrences` for ids of one byte width in no order (UUIDs, hashes, shuffled rows): each
-    id's 64-bit hash (`_row_hashes`), and only the ids whose hash another id also has are compared
-    as text (`_first_by_dictionary`), so the answer is exact whatever the hash. 4M UUIDs: 0.2 s,
+    """`first_occurrences` for ids of one byte width in no order (UUIDs, hashes, shuffled rows): a
+    32-bit key of each id's hash (`_row_hashes`), and only the ids whose key another id also has are
+    compared as text (`_first_by_dictionary`), so the answer is exact whatever the hash. 4M UUIDs: 0.2 s,
     where Arrow's dictionary encoding of them all took 0.66 s. None for ids with nulls or of
     several widths."""
     if ids.null_count or not (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)):
@@ -559,19 +559,22 @@ def _first_by_hashing(ids: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
     if width is None:
         return None
     n = len(ids)
-    hashes = _row_hashes(text_bytes(ids).reshape(n, width))
-    ranked = np.sort(hashes)
+    # The hash's high 32 bits (its best mixed) are the key: numpy sorts 32-bit keys in some 60 % of
+    # the time it takes for 64-bit ones, and the rows whose keys collide by chance (some 3,700 of 4M
+    # ids) are compared as text with the rows truly repeated. 4M UUIDs with 667 repeated: 490 -> 280 ms.
+    keys = (_row_hashes(text_bytes(ids).reshape(n, width)) >> np.uint64(32)).astype(np.uint32)
+    ranked = np.sort(keys)
     shared = np.unique(ranked[1:][ranked[1:] == ranked[:-1]])
     codes = np.arange(n, dtype=np.int64)
     if not len(shared):
         return codes, ids
-    # The rows holding a shared hash: a table of the hashes' low 24 bits picks the few that may (a
-    # binary search of every row among the shared hashes took three times as long as the hashing).
-    low = np.uint64((1 << 24) - 1)
+    # The rows holding a shared key: a table of the keys' low 24 bits picks the few that may (a
+    # binary search of every row among the shared keys took three times as long as the hashing).
+    low = np.uint32((1 << 24) - 1)
     table = np.zeros(1 << 24, dtype=bool)
     table[(shared & low).astype(np.intp)] = True
-    maybe = np.flatnonzero(table[(hashes & low).astype(np.intp)])
-    candidates = maybe[in_sorted(hashes[maybe], shared)]
+    maybe = np.flatnonzero(table[(keys & low).astype(np.intp)])
+    candidates = maybe[in_sorted(keys[maybe], shared)]
     first, _ = _first_by_dictionary(ids.take(pa.array(candidates)))
     codes[candidates] = candidates[first]
     firsts = codes == np.arange(n)
