@@ -1667,6 +1667,71 @@ def test_times_read_by_arrow_are_those_pandas_reads(seed: int) -> None:
     assert by_arrow >= 100  # Arrow read these columns whole: its reading, not pandas', was compared
 
 
+def _shaped(rng: np.random.Generator, shape: str, n: int) -> list[str]:
+    """`n` cells of `shape`, each of its digits ("9") drawn at random."""
+    return ["".join(str(rng.integers(0, 10)) if ch == "9" else ch for ch in shape) for _ in range(n)]
+
+
+def _null_slots_holding_bytes(cells: list[str]) -> pa.Array:
+    """`cells` with a null after each, whose slot holds bytes (Arrow allows it; the quick tests must
+    not read them as cells)."""
+    data, offsets, valid = b"", [0], []
+    for cell in cells:
+        for text, ok in ((cell, True), ("77", False)):
+            data += text.encode()
+            offsets.append(len(data))
+            valid.append(ok)
+    validity = pa.array(valid).buffers()[1]
+    return pa.Array.from_buffers(pa.large_string(), len(valid), [validity, pa.py_buffer(np.array(offsets, dtype=np.int64).tobytes()), pa.py_buffer(data)], null_count=len(cells))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_quick_tests_of_cells_answer_as_the_expression_does(seed: int) -> None:
+    """Integers of digits alone and times or dates of one shape are told without the regular
+    expression (`_surely_matching`); whatever the column, which cells match is what the expression
+    says, cell by cell: columns of one shape, each odd cell among them, random mixes, nulls, null
+    slots holding bytes, nothing present."""
+    import auditor.loading.coerce as coerce
+    from auditor.frames import arrow
+
+    rng = np.random.default_rng(seed)
+    odd = ["", " ", "-", "+1", "-1", "--1", "1-", " 1", "1 ", "0x1", "1e3", "1.0", "١٢", "\uff11", "²", "7\n", "a",
+           "123456789012345678", "1234567890123456789", "-123456789012345678", "2026-03-01", "2026-03-01T21:04:05Z",
+           "2026-03-01 21:04:05+01:00", "2026-03-01T21:04Z", "2026-3-01", "2026-03-01T21:04:05.123456Z", "２０２６-03-01"]
+    # Shapes that match, then of one width but not matching (their cells are told by the expression).
+    shapes = {
+        coerce.PLAIN_INT: ["9", "99999", "999999999999999999", "0009", "-99", "9.9"],
+        coerce.TS_PATTERN: ["9999-99-99T99:99:99Z", "9999-99-99 99:99:99.999999+99:99", "9999-99-99T99:99-9999", "9999-99-99T99:99:99+99",
+                            "9999-99-99T99:99:99", "9999-99-99X99:99Z"],
+        coerce.TS_NO_OFFSET: ["9999-99-99T99:99:99", "9999-99-99 99:99", "9999-99-99T99:99:99Z"],
+        coerce.DATE_PATTERN: ["9999-99-99", "9999/99/99", "99-99-9999"],
+    }
+    for pattern, kinds in shapes.items():
+        columns: list[list[str | None]] = []
+        for shape in kinds:
+            well = _shaped(rng, shape, 50)
+            columns += [well, [*well, None], [None, *well]]
+            columns += [[*well[:20], cell, *well[20:]] for cell in odd]
+            columns += [[cell, *well] for cell in odd]
+            # Of the same width, a digit's place holding another character ("/" and ":" lie either side of the digits).
+            at = shape.index("9")
+            columns += [[*well[:30], well[0][:at] + ch + well[0][at + 1 :], *well[30:]] for ch in "x/:"]
+        columns += [list(rng.choice(odd, size=30)) for _ in range(20)] + [[None, None], []]
+        quick = 0
+        for cells_of in columns:
+            text = pd.Series(cells_of, dtype="str")
+            expected = text.str.fullmatch(pattern).fillna(False).astype(bool)
+            assert coerce._fullmatch(text, pattern).tolist() == expected.tolist(), (pattern, cells_of)
+            sure = coerce._surely_matching(arrow(text), pattern) if len(text) else None
+            quick += bool(sure is not None and expected.any() and (sure == expected.to_numpy()).all())
+        matching = sum(bool(re.fullmatch(pattern, shape)) for shape in kinds)
+        assert quick >= 3 * matching  # the well-written columns were answered by the quick test alone
+        for shape in kinds:
+            slots = pd.Series(pd.arrays.ArrowStringArray(_null_slots_holding_bytes(_shaped(rng, shape, 30))))
+            expected = slots.str.fullmatch(pattern).fillna(False).astype(bool)
+            assert coerce._fullmatch(slots, pattern).tolist() == expected.tolist(), (pattern, shape)
+
+
 _CELLS = {
     "int": ["0", "7", "-7", "007", "+7", " 7", "7 ", "7.0", "7.5", "1e3", "123456789012345678", "1234567890123456789", "-", "", "\xa07", "٧"],
     "bool": ["true", "false", "1", "0", "True", "FALSE", " true", "false ", "yes", "", "2", "tru"],

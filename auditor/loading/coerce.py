@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.frames import coded, codes_in, is_text_categories, masked_numbers, text_array
+from auditor.frames import arrow, coded, codes_in, is_arrow_text, is_text_categories, masked_numbers, text_array, text_bytes, text_offsets
 from auditor.loading.readers import JsonText
 from auditor.schema import CARD_PATTERN, Column, Table
 
@@ -74,7 +75,74 @@ def as_text(series: pd.Series) -> pd.Series:
 
 
 def _fullmatch(text: pd.Series, pattern: str) -> pd.Series:
-    return text.str.fullmatch(pattern).fillna(False).astype(bool)
+    """Which cells of `text` `pattern` matches whole (a missing cell: False). In a column of Arrow
+    text, the cells a quicker test finds surely matching (`_surely_matching`) are not put to the
+    expression; the others are, so the answer is always the expression's. A CSV month's 50M integer
+    cells and 14M times took the expression (Arrow's RE2) 1.4 s and 0.9 s of a 9.2 s load."""
+    sure = _surely_matching(arrow(text), pattern) if is_arrow_text(text) else None
+    if sure is None:
+        return text.str.fullmatch(pattern).fillna(False).astype(bool)
+    undecided = ~sure & text.notna().to_numpy()
+    if undecided.any():
+        sure[undecided] = text[undecided].str.fullmatch(pattern).fillna(False).to_numpy(dtype=bool)
+    return pd.Series(sure, index=text.index)
+
+
+def _surely_matching(text: pa.Array, pattern: str) -> np.ndarray | None:
+    """Cells of `text` that surely fullmatch `pattern` (a writable mask; False: not known), where
+    there is a quicker test than the expression; None where there is none."""
+    if pattern == PLAIN_INT:
+        return _short_digits(text)
+    if pattern in _ONE_SHAPE and _one_shape(text, pattern):
+        return text.is_valid().to_numpy(zero_copy_only=False).copy()
+    return None
+
+
+def _short_digits(text: pa.Array) -> np.ndarray:
+    """Cells of 1 to 18 ASCII digits (each matches PLAIN_INT; a cell with a sign, or anything else,
+    is left to the expression). Where the column's bytes are all digits (nearly every column of
+    integers: no sign), told from the cells' lengths alone: 4M cells 25-70 -> some 10 ms."""
+    data = text_bytes(text)
+    if ((data - np.uint8(ord("0"))) > 9).any():  # bytes below "0" wrap around past 9
+        digits = pc.and_(pc.ascii_is_decimal(text), pc.less_equal(pc.binary_length(text), 18))
+        return pc.fill_null(digits, False).to_numpy(zero_copy_only=False).copy()
+    lengths = np.diff(text_offsets(text))
+    short = (lengths >= 1) & (lengths <= 18)
+    if text.null_count:
+        short &= text.is_valid().to_numpy(zero_copy_only=False)
+    return short
+
+
+# Patterns whose text has one layout a column: digits where the pattern takes any digit, every other
+# character fixed. A column of one width whose cells are all its first cell with other digits, that
+# first cell matching, matches whole: the pattern takes every digit alike ([0-9]) and tells its
+# alternatives apart by the other characters alone.
+_ONE_SHAPE = frozenset({TS_PATTERN, TS_NO_OFFSET, DATE_PATTERN})
+_SHAPE_ROWS = 1 << 14  # cells compared a block at a time, the block in the CPU's cache
+
+
+def _one_shape(text: pa.Array, pattern: str) -> bool:
+    """Whether every present cell of `text` is its first with other digits, that first matching
+    `pattern` (one of _ONE_SHAPE); False when not, or when no cell is present."""
+    lengths = pc.min_max(pc.binary_length(text)).as_py()
+    width = lengths["min"]
+    present = len(text) - text.null_count
+    data = text_bytes(text)
+    # Missing cells hold no bytes (else their bytes would be in the way of the rows of `width`).
+    if not width or width != lengths["max"] or len(data) != present * width:
+        return False
+    rows = data.reshape(present, width)
+    first = rows[0]
+    if first.max() >= 0x80 or re.fullmatch(pattern, first.tobytes().decode("ascii")) is None:
+        return False
+    digit = (first >= ord("0")) & (first <= ord("9"))
+    fixed = first[~digit]
+    for start in range(0, present, _SHAPE_ROWS):
+        block = rows[start : start + _SHAPE_ROWS]
+        # Bytes below "0" wrap around past 9 as unsigned: one comparison tells a digit.
+        if ((block[:, digit] - np.uint8(ord("0"))) > 9).any() or (block[:, ~digit] != fixed).any():
+            return False
+    return True
 
 
 def _every_cell(ok: pd.Series, text: pd.Series) -> bool:
