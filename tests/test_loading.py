@@ -1456,13 +1456,16 @@ def test_whole_floats_past_int64_in_an_integer_column_are_bad_cells_not_a_crash(
 
 
 @pytest.mark.parametrize("data", [b"", b"a", b"a\nb", b"a\n\nb", b"a\n\r\nb", b"a\r\n\r\nb", b"a\r\nb\r\n", b"a\r\r\nb",
-                                  b"a\n\r\r\nb", b"\n\n", b"a\nb\n\n", b"a\nb\n\r\n", b"x" * 5000 + b"\n\n" + b"y"])
-def test_a_blank_line_is_found_up_to_the_end_given(data: bytes) -> None:
-    from auditor.loading.readers import _has_blank_line
+                                  b"a\n\r\r\nb", b"\n\n", b"a\nb\n\n", b"a\nb\n\r\n", b"x" * 5000 + b"\n\n" + b"y",
+                                  b"x" * 300 + b"\n\rx\r\n" + b"y" * 300 + b"\r\n\r\n", b"\r\n\r\nx"])
+@pytest.mark.parametrize("block", [1, 2, 3, 1 << 24])
+def test_a_blank_line_is_found_up_to_the_end_given(data: bytes, block: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    from auditor.loading import readers
 
+    monkeypatch.setattr(readers, "_TEXT_BLOCK", block)
     for end in range(len(data) + 1):
         expected = data.find(b"\n\n", 0, end) >= 0 or data.find(b"\n\r\n", 0, end) >= 0
-        assert _has_blank_line(data, end) == expected, (data[:40], end)
+        assert readers._has_blank_line(data, end) == expected, (data[:40], end)
 
 
 @pytest.mark.parametrize("data", [b"", b"\n", b"\r\n\r\n", b"a", b"a\n", b"a\r\n\n", b"a\nb", b"a\n\n" + b"\n" * 5000,

@@ -179,15 +179,25 @@ def _is_utf8(data: bytes | memoryview | np.ndarray) -> bool:
     return True
 
 
-_BLANK_LINE = re.compile(rb"\n\r?\n")
 _LONE_RETURN = re.compile(rb"\r(?!\n)")
 
 
 def _has_blank_line(data: bytes, end: int) -> bool:
     """Whether `data[:end]` holds an empty line (LF or CRLF): pyarrow skips one, and numbers the rows
-    after it one line too early. One pass of the regular expression, which skips from line end to
-    line end, where two `bytes.find` passes took three times as long (313 MB: 0.50 -> 0.16 s)."""
-    return _BLANK_LINE.search(data, 0, end) is not None
+    after it one line too early. Line ends side by side are looked for by numpy a block at a time
+    (each block with the two bytes after it: a blank line across its edge), LF then CR then LF only
+    where the text holds a CR at all. 253 MB: Python's regular expression 138 ms, two `bytes.find`
+    passes 416 ms, this 48 ms."""
+    view = np.frombuffer(data, dtype=np.uint8, count=end)
+    returns = data.find(b"\r", 0, end) >= 0
+    for start in range(0, end, _TEXT_BLOCK):
+        part = view[start : start + _TEXT_BLOCK + 2]
+        newline = part == ord("\n")
+        if (newline[:-1] & newline[1:]).any():
+            return True
+        if returns and (newline[:-2] & (part[1:-1] == ord("\r")) & newline[2:]).any():
+            return True
+    return False
 
 
 def _has_lone_return(data: bytes, end: int) -> bool:
