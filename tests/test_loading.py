@@ -1462,10 +1462,26 @@ def test_whole_floats_past_int64_in_an_integer_column_are_bad_cells_not_a_crash(
 def test_a_blank_line_is_found_up_to_the_end_given(data: bytes, block: int, monkeypatch: pytest.MonkeyPatch) -> None:
     from auditor.loading import readers
 
-    monkeypatch.setattr(readers, "_TEXT_BLOCK", block)
+    monkeypatch.setattr(readers, "_SCAN_BLOCK", block)
     for end in range(len(data) + 1):
         expected = data.find(b"\n\n", 0, end) >= 0 or data.find(b"\n\r\n", 0, end) >= 0
         assert readers._has_blank_line(data, end) == expected, (data[:40], end)
+
+
+@pytest.mark.parametrize("block", [1, 2, 3, 1 << 24])
+def test_a_lone_return_is_found_up_to_the_end_given(block: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A carriage return not followed by a line feed before `end` (one at `end` - 1 included), as
+    the expression `\\r(?!\\n)` finds it, across blocks of any size."""
+    from auditor.loading import readers
+
+    monkeypatch.setattr(readers, "_SCAN_BLOCK", block)
+    rng = np.random.default_rng(block)
+    texts = [b"", b"\r", b"\r\n", b"a\rb", b"a\r\nb\r", b"\r\r\n", b"x" * 300 + b"\r\n" * 50 + b"\rx"]
+    texts += [rng.choice(np.frombuffer(b"a\r\n", dtype=np.uint8), int(rng.integers(1, 40))).tobytes() for _ in range(60)]
+    lone = re.compile(rb"\r(?!\n)")
+    for data in texts:
+        for end in range(len(data) + 1):
+            assert readers._has_lone_return(data, end) == (lone.search(data, 0, end) is not None), (data, end)
 
 
 @pytest.mark.parametrize("data", [b"", b"\n", b"\r\n\r\n", b"a", b"a\n", b"a\r\n\n", b"a\nb", b"a\n\n" + b"\n" * 5000,
