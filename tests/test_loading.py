@@ -1788,17 +1788,21 @@ def _bad_reasons(reason: object, bad: pd.Series) -> list[str]:
     return [str(reason)] * int(at.sum()) if isinstance(reason, str) else [str(r) for r in np.asarray(reason, dtype=object)[at]]
 
 
+@pytest.mark.parametrize("scan", [1, 3, 1 << 20])
 @pytest.mark.parametrize("block", [1, 2, 3, 5, 64 << 20])
-def test_a_text_file_is_shaped_a_block_at_a_time_as_it_is_whole(tmp_path: Path, block: int) -> None:
+def test_a_text_file_is_shaped_a_block_at_a_time_as_it_is_whole(tmp_path: Path, block: int, scan: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """What the JSONL reader asks of a text before pyarrow reads it from its file (its end, lines,
     lines that are blank or not objects, first byte, byte-order mark) is found a block at a time as
-    in the text held whole, lines across two blocks included."""
+    in the text held whole, lines across two blocks included, whatever the blocks numpy scans."""
+    from auditor.loading import readers
     from auditor.loading.readers import _end_of_text, _text_shape, _unfit_lines
+
+    monkeypatch.setattr(readers, "_SCAN_BLOCK", scan)
 
     texts = [b"", b"\n", b"a", b"a\n", b"a\nb", b"a\n\nb", b"a\n\r\nb", b"a\r\n\r\nb", b"ab\ncd\r\n", b"\nab", b" ab\n",
              b"\xef\xbb\xbf{}\n", b"{}\n{}\n\n\n", b"{}\r\n{}\r\n", b"a\r\nb\n\n", b"ab\n\r\n", b"x" * 70 + b"\n\n" + b"y" * 3,
              b"a" + b"\n" * 5000, b"\n" * 5000, b"{}\n{}\n\n{}", b"{}\n  \n{}", b"{}\n \t", b"{}\n" + b" " * 70 + b"\n{}\n",
-             b"{}\n{}\r\n\r\n{}", b"{}\n {}\n{}"]
+             b"{}\n{}\r\n\r\n{}", b"{}\n {}\n{}", b"{}\n" * 40 + b"{}", b"{}\n" * 40 + b"x\n{}", b"{}\n" * 40 + b"\n{}\n{}"]
     for n, text in enumerate(texts):
         path = tmp_path / f"t{n}.jsonl"
         path.write_bytes(text)

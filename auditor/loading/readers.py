@@ -1144,6 +1144,24 @@ class _TextShape:
     unfit_lines: bool  # a line before `end` is blank or not an object (`_unfit_lines`)
 
 
+def _lines_fit(buffer: bytearray, n: int) -> tuple[int, bool]:
+    """How many line ends `buffer[:n]` holds, and whether `_UNFIT_NEXT` finds none there (no line
+    after a line end is blank or begins with anything but `{`). The line ends are found by numpy
+    a block at a time, and where each is followed by `{` (every line of a JSONL log as written) the
+    expression is not run: it cannot match. Otherwise it answers. The month's JSONL (3.4 GB): the
+    expression and `count` 2.4 s."""
+    view = np.frombuffer(buffer, dtype=np.uint8, count=n)
+    mask = np.empty(min(_SCAN_BLOCK, n), dtype=bool)
+    count, objects = 0, True
+    for start in range(0, n, _SCAN_BLOCK):
+        part = view[start : start + _SCAN_BLOCK]
+        at = np.flatnonzero(np.equal(part, ord("\n"), out=mask[: len(part)]))
+        count += len(at)
+        after = at + (start + 1)
+        objects = objects and bool((view[after[after < n]] == ord("{")).all())
+    return count, objects or _UNFIT_NEXT.search(buffer, 0, n) is None
+
+
 def _text_shape(path: Path, block: int = 64 << 20) -> _TextShape | None:
     """`path`'s `_TextShape`, reading it a block at a time, never whole; None when more than 4 KiB of
     line ends close it (its end then found in memory, as `_end_of_text` does)."""
@@ -1171,10 +1189,11 @@ def _text_shape(path: Path, block: int = 64 << 20) -> _TextShape | None:
             if line_start:
                 head = line_start + buffer[: min(256, n)]
                 unfit = unfit or _UNFIT_NEXT.match(head) is not None or not head.strip(b" \t\r\n")
-            unfit = unfit or _UNFIT_NEXT.search(buffer, 0, n) is not None
+            count, fit = _lines_fit(buffer, n)
+            unfit = unfit or not fit
             last = buffer.rfind(b"\n", 0, n)
             line_start = bytes(buffer[last:n]) if last >= 0 and not buffer[last + 1 : n].strip(b" \t\r") else b""
-            newlines += buffer.count(b"\n", 0, n)
+            newlines += count
             at += n
     # Blanks after the last line end, up to `end`: a last line of blanks (`end` leaves out line ends only).
     unfit = unfit or bool(line_start)
