@@ -1207,6 +1207,41 @@ def test_jsonl_read_in_pieces_is_what_pyarrow_reads_in_one_block(monkeypatch: py
         assert readers._read_json((b"[1]\n" + text + b"\n[2]", 4, 4 + len(text)), schema) == pieces
 
 
+def test_the_last_line_end_is_found_from_the_end_in_any_window() -> None:
+    from auditor.loading.readers import _after_last_line_end
+
+    for size in (0, 1, 5, (1 << 16) - 1, 1 << 16, (1 << 16) + 1, 200_000):
+        for at in (None, 0, size // 3, size - (1 << 16) - 1, size - (1 << 16), size - 1):
+            text = bytearray(b"x" * size)
+            if at is not None and 0 <= at < size:
+                text[at] = ord("\n")
+            assert _after_last_line_end(np.frombuffer(bytes(text), dtype=np.uint8)) == bytes(text).rfind(b"\n") + 1, (size, at)
+
+
+@pytest.mark.parametrize("block", [1, 2, 7, 100, 1 << 24])
+def test_a_jsonl_file_is_read_in_pieces_that_end_at_line_ends_and_make_up_the_file(tmp_path: Path, block: int,
+                                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A JSONL file read a block at a time (`_json_pieces`) comes in pieces each ending at a line end
+    (the last at the file's end), each at the offset it begins at, together the file's bytes: lines
+    longer than a block, lines of one byte, no line end at the end, an empty file."""
+    from auditor.loading import readers
+
+    monkeypatch.setattr(readers, "_JSON_BLOCK", block)
+    rng = np.random.default_rng(block)
+    texts = [b"", b"\n", b"{}", b"{}\n", b"{}\n{}", b'{"a": "' + b"x" * 300 + b'"}\n{}\n', b"\n\n\n{}\n",
+             b"".join(b"{" + b"y" * int(rng.integers(0, 30)) + b"}\n" for _ in range(200)) + b"{}"]
+    for n, text in enumerate(texts):
+        path = tmp_path / f"t{n}.jsonl"
+        path.write_bytes(text)
+        pieces = list(readers._json_pieces(str(path)))
+        assert b"".join(piece.to_pybytes() for _, piece in pieces) == text
+        sizes = [piece.size for _, piece in pieces]
+        assert [at for at, _ in pieces] == [sum(sizes[:i]) for i in range(len(sizes))] and all(sizes)
+        assert all(piece.to_pybytes().endswith(b"\n") for _, piece in pieces[:-1])
+        # A piece holds the lines of one block read, and what the block before left after its last line end.
+        assert all(piece.to_pybytes()[:-1].count(b"\n") <= block for _, piece in pieces)
+
+
 @pytest.mark.parametrize("late", [None, "extra", "null_then_value", "key_late", "key_late_given_null", "key_late_escaped"])
 def test_a_jsonl_piece_is_read_in_two_calls_unless_its_rest_has_a_key_or_kind_its_first_chunk_has_not(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, late: str | None) -> None:

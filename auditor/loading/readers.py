@@ -706,25 +706,43 @@ def _span(source: bytes | tuple[bytes, int, int]) -> tuple[bytes, int, int]:
     return (source, 0, len(source)) if isinstance(source, bytes) else source
 
 
+def _after_last_line_end(text: np.ndarray) -> int:
+    """Where the text after `text`'s last line end begins (0: it holds none), looked for from its end,
+    64 KiB at a time."""
+    for stop in range(len(text), 0, -(1 << 16)):
+        found = np.flatnonzero(text[max(0, stop - (1 << 16)) : stop] == ord("\n"))
+        if len(found):
+            return max(0, stop - (1 << 16)) + int(found[-1]) + 1
+    return 0
+
+
 def _json_pieces(source: JsonSource) -> Iterator[tuple[int, pa.Buffer]]:
     """`source`'s text in pieces of about `_JSON_BLOCK` bytes (more where a line is longer), each
     ending at a line end or the text's end, with the offset each begins at; a file is read a block
     at a time, never held whole."""
     if isinstance(source, str):
         with open(source, "rb") as f:
-            carried: list[bytes] = []  # the text after the last line end read
+            carried = np.zeros(0, dtype=np.uint8)  # the text after the last line end read
             at = 0
-            while block := f.read(_JSON_BLOCK):
-                cut = block.rfind(b"\n") + 1
+            while True:
+                # Each piece its own memory, read into in place after what was carried (pyarrow
+                # reads pieces while the next is read): joining the carried text to each block
+                # read copied the whole text once more (the month's 3.4 GB: 2.4 s).
+                room = np.empty(len(carried) + _JSON_BLOCK, dtype=np.uint8)
+                room[: len(carried)] = carried
+                read = f.readinto(room[len(carried) :].data)
+                if not read:
+                    break
+                filled = room[: len(carried) + read]
+                cut = _after_last_line_end(filled)
                 if not cut:
-                    carried.append(block)
+                    carried = filled.copy()  # a line longer than a block: read on
                     continue
-                piece = pa.py_buffer(b"".join([*carried, block[:cut]]) if carried else memoryview(block)[:cut])
-                yield at, piece
-                at += piece.size
-                carried = [block[cut:]] if cut < len(block) else []
-            if carried:
-                yield at, pa.py_buffer(b"".join(carried))
+                yield at, pa.py_buffer(filled[:cut])
+                at += cut
+                carried = filled[cut:].copy()
+            if len(carried):
+                yield at, pa.py_buffer(carried)
         return
     data, start, stop = _span(source)
     whole = pa.py_buffer(data)
