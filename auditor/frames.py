@@ -193,7 +193,7 @@ def _search_index(ids: pa.Array) -> _SearchIndex | None:
     so that the search finds each id's first row. None for ids in no such order (hash instead)."""
     if not pa.types.is_large_string(ids.type) or ids.null_count or len(ids) < 2:
         return None
-    width = _fixed_width(ids)
+    width = fixed_width(ids)
     if width is None:
         return None
     data = _as_fixed_bytes(ids, width)
@@ -247,7 +247,7 @@ def _tail_as_integers(rows: np.ndarray, start: int) -> np.ndarray:
     return padded.view(">u8").ravel().astype(np.uint64)
 
 
-def _fixed_width(text: pa.Array) -> int | None:
+def fixed_width(text: pa.Array) -> int | None:
     """The byte length every value of `text` has, if they all have the same one (not zero)."""
     lengths = pc.min_max(pc.binary_length(text)).as_py()
     return lengths["min"] if lengths["min"] == lengths["max"] and lengths["min"] else None
@@ -431,7 +431,7 @@ def _in_rising(head: pa.Array, tail: pa.Array) -> np.ndarray:
     (a few planted rows after 4M ids: 37 ms of hashing and probing the head -> 1 ms); otherwise the
     head is probed against a hash of the (short) tail, then the tail matched against just those
     head rows."""
-    width = _fixed_width(head) if len(tail) * 64 < len(head) else None
+    width = fixed_width(head) if len(tail) * 64 < len(head) else None
     if width is not None and (pa.types.is_string(head.type) or pa.types.is_large_string(head.type)):
         found = np.full(len(tail), -1, dtype=np.int64)
         sized = np.flatnonzero(pc.fill_null(pc.equal(pc.binary_length(tail), width), False).to_numpy(zero_copy_only=False))
@@ -455,7 +455,7 @@ def _sortable(parts: list[pa.Array]) -> np.ndarray | None:
     present = [p for p in (p.drop_null() if p.null_count else p for p in parts) if len(p)]
     if not present or not all(pa.types.is_string(p.type) or pa.types.is_large_string(p.type) for p in present):
         return None
-    widths = [_fixed_width(p) for p in present]
+    widths = [fixed_width(p) for p in present]
     if len(present) == 1 and widths[0] is not None:
         return _as_fixed_bytes(present[0], widths[0])
     rows = sum(len(p) for p in present)
@@ -555,7 +555,7 @@ def _first_by_hashing(ids: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
     several widths."""
     if ids.null_count or not (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)):
         return None
-    width = _fixed_width(ids)
+    width = fixed_width(ids)
     if width is None:
         return None
     n = len(ids)

@@ -1832,7 +1832,7 @@ def test_a_text_file_is_shaped_a_block_at_a_time_as_it_is_whole(tmp_path: Path, 
     from auditor.loading import readers
     from auditor.loading.readers import _end_of_text, _text_shape, _unfit_lines
 
-    monkeypatch.setattr(readers, "_SCAN_BLOCK", scan)
+    monkeypatch.setattr(readers, "_TEXT_BLOCK", scan)
 
     texts = [b"", b"\n", b"a", b"a\n", b"a\nb", b"a\n\nb", b"a\n\r\nb", b"a\r\n\r\nb", b"ab\ncd\r\n", b"\nab", b" ab\n",
              b"\xef\xbb\xbf{}\n", b"{}\n{}\n\n\n", b"{}\r\n{}\r\n", b"a\r\nb\n\n", b"ab\n\r\n", b"x" * 70 + b"\n\n" + b"y" * 3,

@@ -16,7 +16,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.frames import arrow, coded, codes_in, is_arrow_text, is_text_categories, masked_numbers, text_array, text_bytes, text_offsets
+from auditor.frames import (
+    arrow, coded, codes_in, fixed_width, is_arrow_text, is_text_categories, masked_numbers, text_array, text_bytes, text_offsets,
+)
 from auditor.loading.readers import JsonText
 from auditor.schema import CARD_PATTERN, Column, Table
 
@@ -98,12 +100,17 @@ def _surely_matching(text: pa.Array, pattern: str) -> np.ndarray | None:
     return None
 
 
+def _any_non_digit(values: np.ndarray) -> bool:
+    """Whether any of these bytes is not an ASCII digit: a byte below "0" wraps around past 9 as
+    unsigned, so one comparison tells."""
+    return bool(((values - np.uint8(ord("0"))) > 9).any())
+
+
 def _short_digits(text: pa.Array) -> np.ndarray:
     """Cells of 1 to 18 ASCII digits (each matches PLAIN_INT; a cell with a sign, or anything else,
     is left to the expression). Where the column's bytes are all digits (nearly every column of
     integers: no sign), told from the cells' lengths alone: 4M cells 25-70 -> some 10 ms."""
-    data = text_bytes(text)
-    if ((data - np.uint8(ord("0"))) > 9).any():  # bytes below "0" wrap around past 9
+    if _any_non_digit(text_bytes(text)):
         digits = pc.and_(pc.ascii_is_decimal(text), pc.less_equal(pc.binary_length(text), 18))
         return pc.fill_null(digits, False).to_numpy(zero_copy_only=False).copy()
     lengths = np.diff(text_offsets(text))
@@ -124,12 +131,11 @@ _SHAPE_ROWS = 1 << 14  # cells compared a block at a time, the block in the CPU'
 def _one_shape(text: pa.Array, pattern: str) -> bool:
     """Whether every present cell of `text` is its first with other digits, that first matching
     `pattern` (one of _ONE_SHAPE); False when not, or when no cell is present."""
-    lengths = pc.min_max(pc.binary_length(text)).as_py()
-    width = lengths["min"]
+    width = fixed_width(text)
     present = len(text) - text.null_count
     data = text_bytes(text)
     # Missing cells hold no bytes (else their bytes would be in the way of the rows of `width`).
-    if not width or width != lengths["max"] or len(data) != present * width:
+    if width is None or len(data) != present * width:
         return False
     rows = data.reshape(present, width)
     first = rows[0]
@@ -139,8 +145,7 @@ def _one_shape(text: pa.Array, pattern: str) -> bool:
     fixed = first[~digit]
     for start in range(0, present, _SHAPE_ROWS):
         block = rows[start : start + _SHAPE_ROWS]
-        # Bytes below "0" wrap around past 9 as unsigned: one comparison tells a digit.
-        if ((block[:, digit] - np.uint8(ord("0"))) > 9).any() or (block[:, ~digit] != fixed).any():
+        if _any_non_digit(block[:, digit]) or (block[:, ~digit] != fixed).any():
             return False
     return True
 

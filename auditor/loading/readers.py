@@ -554,12 +554,17 @@ def _read_csv_kept(text: bytes, numbers: np.ndarray, errors: list[LineError], na
     return _numbered(*read, numbers.astype(np.int64), errors) if read is not None else None  # None: a value across lines
 
 
-def _positions_of(data: bytes, byte: int) -> np.ndarray:
+def _positions_of(data: bytes | bytearray | memoryview | np.ndarray, byte: int) -> np.ndarray:
     """Offsets in `data` of `byte`, found a block at a time so that no mask the size of the text is
-    made (for line ends: one offset a line)."""
+    made (for line ends: one offset a line), the block's mask made once and filled again for each
+    (where the heap is not kept, a mask made anew is fresh memory each block: `_SCAN_BLOCK`)."""
     view = np.frombuffer(data, dtype=np.uint8)
-    found = [np.flatnonzero(view[start : start + _TEXT_BLOCK] == byte) + start for start in range(0, len(view), _TEXT_BLOCK)]
-    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+    mask = np.empty(min(_TEXT_BLOCK, len(view)), dtype=bool)
+    found = [np.zeros(0, dtype=np.int64)]
+    for start in range(0, len(view), _TEXT_BLOCK):
+        part = view[start : start + _TEXT_BLOCK]
+        found.append(np.flatnonzero(np.equal(part, byte, out=mask[: len(part)])) + start)
+    return np.concatenate(found)
 
 
 def _line_counts(data: bytes, newlines: np.ndarray, byte: int, at_least: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -1165,19 +1170,13 @@ class _TextShape:
 def _lines_fit(buffer: bytearray, n: int) -> tuple[int, bool]:
     """How many line ends `buffer[:n]` holds, and whether `_UNFIT_NEXT` finds none there (no line
     after a line end is blank or begins with anything but `{`). The line ends are found by numpy
-    a block at a time, and where each is followed by `{` (every line of a JSONL log as written) the
+    (`_positions_of`), and where each is followed by `{` (every line of a JSONL log as written) the
     expression is not run: it cannot match. Otherwise it answers. The month's JSONL (3.4 GB): the
     expression and `count` 2.4 s."""
     view = np.frombuffer(buffer, dtype=np.uint8, count=n)
-    mask = np.empty(min(_SCAN_BLOCK, n), dtype=bool)
-    count, objects = 0, True
-    for start in range(0, n, _SCAN_BLOCK):
-        part = view[start : start + _SCAN_BLOCK]
-        at = np.flatnonzero(np.equal(part, ord("\n"), out=mask[: len(part)]))
-        count += len(at)
-        after = at + (start + 1)
-        objects = objects and bool((view[after[after < n]] == ord("{")).all())
-    return count, objects or _UNFIT_NEXT.search(buffer, 0, n) is None
+    after = _positions_of(view, ord("\n")) + 1
+    objects = bool((view[after[after < n]] == ord("{")).all())
+    return len(after), objects or _UNFIT_NEXT.search(buffer, 0, n) is None
 
 
 def _text_shape(path: Path, block: int = 64 << 20) -> _TextShape | None:
