@@ -581,6 +581,38 @@ def test_parquet_columns_the_format_does_not_list_are_never_read(tmp_path: Path)
     assert refused.error == "columns repeat a name: ['note']"
 
 
+def _arrow_bytes() -> int:
+    """What every Arrow memory pool holds: the Parquet reader takes Arrow's own default pool, which
+    is not pyarrow's once an audit in this process has set that (`memory.set_up_audit_process`)."""
+    pools = [pa.system_memory_pool]
+    for name in ("mimalloc_memory_pool", "jemalloc_memory_pool"):
+        pools.append(getattr(pa, name))
+    total = 0
+    for pool in pools:
+        try:
+            total += pool().bytes_allocated()
+        except NotImplementedError:  # a pyarrow built without it
+            pass
+    return total
+
+
+def test_a_parquet_file_read_holds_its_table_not_its_bytes_too(tmp_path: Path) -> None:
+    """The reader keeps no copy of the file's bytes beside the table it decoded (pyarrow's default
+    pre-buffering held the whole file until the reader was gone, through the conversion to pandas):
+    a table of 16 MB of random ids and its 16 MB file take 16 MB of Arrow's memory, not 32."""
+    rng = np.random.default_rng(7)
+    ids = pa.array(rng.integers(97, 123, size=(400_000, 40), dtype=np.uint8).view("S40").ravel()).cast(pa.string())
+    path = tmp_path / "ids.parquet"
+    pq.write_table(pa.table({"bet_id": ids}), path, compression="none", use_dictionary=False, row_group_size=100_000)
+    before = _arrow_bytes()
+    parquet = readers.open_parquet(path)
+    table = parquet.read()
+    held = _arrow_bytes() - before
+    assert table.column("bet_id").to_pylist()[:3] == ids.to_pylist()[:3]
+    assert held < table.nbytes + path.stat().st_size // 4, (held, table.nbytes, path.stat().st_size)
+    del parquet, table
+
+
 def test_parquet_directory_of_partitions(tmp_path: Path) -> None:
     write_bundle(tmp_path, {"tables": [CDF_TABLE]})
     part = tmp_path / "cdf_coups"
