@@ -584,13 +584,10 @@ def test_parquet_columns_the_format_does_not_list_are_never_read(tmp_path: Path)
 def _arrow_bytes() -> int:
     """What every Arrow memory pool holds: the Parquet reader takes Arrow's own default pool, which
     is not pyarrow's once an audit in this process has set that (`memory.set_up_audit_process`)."""
-    pools = [pa.system_memory_pool]
-    for name in ("mimalloc_memory_pool", "jemalloc_memory_pool"):
-        pools.append(getattr(pa, name))
     total = 0
-    for pool in pools:
+    for pool in ("system_memory_pool", "mimalloc_memory_pool", "jemalloc_memory_pool"):
         try:
-            total += pool().bytes_allocated()
+            total += getattr(pa, pool)().bytes_allocated()
         except NotImplementedError:  # a pyarrow built without it
             pass
     return total
@@ -610,7 +607,6 @@ def test_a_parquet_file_read_holds_its_table_not_its_bytes_too(tmp_path: Path) -
     held = _arrow_bytes() - before
     assert table.column("bet_id").to_pylist()[:3] == ids.to_pylist()[:3]
     assert held < table.nbytes + path.stat().st_size // 4, (held, table.nbytes, path.stat().st_size)
-    del parquet, table
 
 
 def test_parquet_directory_of_partitions(tmp_path: Path) -> None:
