@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -245,7 +246,10 @@ def test_the_evidence_looked_up_ahead_is_the_evidence_shown(tmp_path: Path, monk
 
     (tmp_path / "o").mkdir()
     write_outputs(result, summary, tmp_path / "o", {"html", "jsonl"}, "en")
-    assert (tmp_path / "o" / "report.html").read_text(encoding="utf-8").count("</html>") == 1
+    written = (tmp_path / "o" / "report.html").read_text(encoding="utf-8")
+    assert written.count("</html>") == 1
+    assert undated(written) == undated(html.render(result, summary, "en"))  # streamed, the report rendered whole
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["report.html", "summary.json", "violations.jsonl"]
 
     def lost(*_args: object) -> dict[str, dict[str, object]]:
         raise OSError("lookup failed")
@@ -255,3 +259,28 @@ def test_the_evidence_looked_up_ahead_is_the_evidence_shown(tmp_path: Path, monk
     with pytest.raises(OSError, match="lookup failed"):
         write_outputs(result, summary, tmp_path / "p", {"html", "jsonl"}, "en")
     assert (tmp_path / "p" / "violations.jsonl").exists() and not (tmp_path / "p" / "report.html").exists()
+
+
+def test_a_streamed_report_is_every_piece_in_order_or_nothing(tmp_path: Path) -> None:
+    """report.html is written a batch of the template's pieces at a time (`write_streamed`): every
+    piece in order, runs of empty pieces longer than a batch included; a render that fails halfway
+    leaves the report that was there, and no partial file."""
+    from auditor.report.html import write_streamed
+
+    pieces = ["<p>", "", "", "", "", "", "é €", "", "</p>", "\n"]
+    path = tmp_path / "report.html"
+    write_streamed(iter(pieces), path, at_once=2)
+    assert path.read_text(encoding="utf-8") == "".join(pieces)
+    write_streamed(iter([]), path)
+    assert path.read_bytes() == b""
+
+    path.write_text("the last audit's report", encoding="utf-8")
+
+    def broken() -> Iterator[str]:
+        yield "<p>half"
+        raise RuntimeError("a filter failed")
+
+    with pytest.raises(RuntimeError, match="a filter failed"):
+        write_streamed(broken(), path, at_once=1)
+    assert path.read_text(encoding="utf-8") == "the last audit's report"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
