@@ -284,3 +284,43 @@ def test_a_streamed_report_is_every_piece_in_order_or_nothing(tmp_path: Path) ->
         write_streamed(broken(), path, at_once=1)
     assert path.read_text(encoding="utf-8") == "the last audit's report"
     assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
+
+
+def test_violations_written_a_chunk_behind_are_the_lines_written_in_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """violations.jsonl written by a thread of its own while the next chunk, then the report, is
+    made (`write_violations_behind`, as `write_outputs` writes it) holds the bytes written in place,
+    however many chunks; a write that fails is raised by the caller, last chunk or not, and one
+    chunk that cannot be made is raised after the write before it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from auditor.engine import run_audit
+    from auditor.loading import load_bundle
+    from auditor.report import outputs
+    from auditor.rules import select_rules
+    from auditor.ruleset import load_ruleset
+
+    samples = Path(__file__).resolve().parent.parent / "samples"
+    result = run_audit(load_bundle(samples / "casino-month"), load_ruleset(), select_rules(), lang="en")
+    monkeypatch.setattr(outputs, "WRITE_ROWS", 7)
+    assert len(result.findings) > 3 * 7  # several chunks
+    outputs.write_violations(result, tmp_path / "in_place.jsonl")
+    with ThreadPoolExecutor(max_workers=1) as writer:
+        outputs.write_violations_behind(result, tmp_path / "behind.jsonl", writer)()
+    assert (tmp_path / "behind.jsonl").read_bytes() == (tmp_path / "in_place.jsonl").read_bytes()
+
+    def chunks(*parts: object) -> None:
+        monkeypatch.setattr(outputs, "violation_chunks", lambda _result: iter(parts))
+
+    for parts in ([b"a\n", "not bytes", b"c\n"], [b"a\n", b"b\n", "not bytes"]):  # a failing write, then the last one
+        chunks(*parts)
+        with ThreadPoolExecutor(max_workers=1) as writer, pytest.raises(TypeError):
+            outputs.write_violations_behind(result, tmp_path / "failed.jsonl", writer)()
+
+    def unmade(_result: object) -> Iterator[bytes]:
+        yield b"a\n"
+        raise ValueError("a chunk could not be made")
+
+    monkeypatch.setattr(outputs, "violation_chunks", unmade)
+    with ThreadPoolExecutor(max_workers=1) as writer, pytest.raises(ValueError, match="could not be made"):
+        outputs.write_violations_behind(result, tmp_path / "unmade.jsonl", writer)
+    assert (tmp_path / "unmade.jsonl").read_bytes() == b"a\n"  # the write before it done, the file closed

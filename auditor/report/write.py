@@ -3,37 +3,43 @@
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from auditor.engine import AuditResult
 from auditor.memory import collector_paused
-from auditor.report.outputs import write_summary, write_violations
+from auditor.report.outputs import write_summary, write_violations_behind
 
 
 def write_outputs(result: AuditResult, summary: dict[str, object], target: Path, formats: set[str], lang: str) -> None:
     """summary.json, then violations.jsonl, junit.xml and report.html as `formats` asks, one after
     another, the cycle collector paused (`collector_paused`); the rows the report shows as evidence
     are looked up first, in threads beside the others (`html.Evidence`: searches of whole tables in
-    Arrow and numpy, which let go of the interpreter's lock). (The report rendered in a thread
-    beside the others was measured no faster: building the JSON lines holds the interpreter's lock
-    for much of its time, and the two contended.)"""
-    with collector_paused():
+    Arrow and numpy, which let go of the interpreter's lock), and violations.jsonl's lines are
+    written by a thread of their own while the next outputs are made (`write_violations_behind`: the
+    kernel's work, which lets go of the lock too). (The report rendered in a thread beside the others
+    was measured no faster: building the JSON lines holds the interpreter's lock for much of its
+    time, and the two contended; so was making the lines in a thread, not only writing them.)"""
+    with collector_paused(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="violations") as writer:
         evidence = None
         if "html" in formats:
             from auditor.report.html import Evidence
 
             evidence = Evidence(result)  # its lookups run beside the outputs written before the report
         write_summary(summary, target / "summary.json")
-        if "jsonl" in formats:
-            write_violations(result, target / "violations.jsonl")
-        if "junit" in formats:
-            from auditor.report.junit import write_junit
+        written = write_violations_behind(result, target / "violations.jsonl", writer) if "jsonl" in formats else None
+        try:
+            if "junit" in formats:
+                from auditor.report.junit import write_junit
 
-            write_junit(result, target / "junit.xml")
-        if evidence is not None:
-            from auditor.report.html import write_html
+                write_junit(result, target / "junit.xml")
+            if evidence is not None:
+                from auditor.report.html import write_html
 
-            write_html(result, summary, target / "report.html", lang, evidence=evidence)
+                write_html(result, summary, target / "report.html", lang, evidence=evidence)
+        finally:
+            if written is not None:
+                written()
 
 
 def prepare_outputs(formats: set[str]) -> threading.Thread:
