@@ -144,7 +144,7 @@ def write_violations_behind(result: AuditResult, path: Path, writer: Executor) -
     an error making a chunk is raised once the write before it is done and the file closed. What it
     saves is the write's kernel time, which the host's state sets: the outputs of a fresh process
     after the month's audit, alternated pairs, 0.36-0.46 -> 0.27-0.38 s in an hour when their
-    kernel time was 85-195 ms (six pairs), medians 0.35 -> 0.33 s in one when it was 30-175 ms
+    kernel time was 85-195 ms (six pairs), medians 0.35 -> 0.33 s in one when it was 20-175 ms
     (eight); run again in one process, where it is 10-20 ms, the same (0.256 and 0.252 s, thirty pairs)."""
     fh = path.open("wb")
     pending: Future[int] | None = None
