@@ -177,6 +177,9 @@ def test_the_pipelined_audit_is_the_audit_of_the_loaded_bundle() -> None:
 
     def shown(result: object, summary: dict[str, object]) -> dict[str, object]:
         context = build_context(result, summary, "en")  # type: ignore[arg-type]
+        for group in context["groups"]:  # type: ignore[attr-defined]
+            for rule in group["rules"]:
+                rule["findings"] = list(rule["findings"])  # each finding's fields and evidence, as the template lists them
         return {k: v for k, v in context.items() if k not in ("generated", "game_name", "L")}
 
     samples = Path(__file__).resolve().parent.parent / "samples"
