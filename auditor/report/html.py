@@ -105,10 +105,16 @@ def _lookup(result: AuditResult, table: str, key: str, ids: set[str]) -> dict[st
     return {str(r[key]): r for r in _records(shown.take(rows_holding(frame[key], sorted(ids))))}
 
 
+def _columns(frame: pd.DataFrame) -> dict[str, list[object]]:
+    """The frame's values by column, boxed a column at a time (`tolist`): pandas' to_dict("records")
+    boxes each cell on its own (the month's report: its context 0.36 -> 0.25 s, evidence and
+    findings shown)."""
+    return {name: frame[name].tolist() for name in frame.columns}
+
+
 def _records(frame: pd.DataFrame) -> list[dict[str, object]]:
-    """The rows as dicts, boxed a column at a time (`tolist`): pandas' to_dict("records") boxes each
-    cell on its own (the month's report: its context 0.36 -> 0.25 s, evidence and findings shown)."""
-    columns = {name: frame[name].tolist() for name in frame.columns}
+    """The rows as dicts (`_columns`)."""
+    columns = _columns(frame)
     return [dict(zip(columns, values, strict=True)) for values in zip(*columns.values(), strict=True)]
 
 
@@ -156,8 +162,8 @@ class _EvidenceOf:
         self.rounds = [str(v) for v in shown["round_id"]]
         self.items = [str(v) for v in shown["item_id"]]
         self.games = shown["game"].tolist()
-        self.found: list[dict[str, dict[str, object]]] = evidence.found() if len(shown) else [{}] * 7  # nothing shown: no lookup
-        coups = self.found[0]
+        self.found = evidence.found()  # none when nothing is shown (no lookup started): then never called
+        coups = self.found[0] if self.found else {}
         hands = pd.Series([c[col] for c in coups.values() for col in ("player_cards", "banker_cards")], dtype=object)
         values, _, _ = parse_hands(hands)
         totals = np.where(values >= 0, values, 0).sum(axis=1) % 10 if len(hands) else []
@@ -239,11 +245,10 @@ def build_context(result: AuditResult, summary: dict[str, object], lang: str, pe
         evidence = Evidence(result, per_rule)
     per_rule = evidence.per_rule
     shown = evidence.shown
-    # Each shown finding's row put with its rule's in one pass, not a pandas filter a rule; its
-    # fields are boxed a column at a time (pandas' to_dict("records") boxes each cell on its own).
-    columns = {name: shown[name].tolist() for name in shown.columns}
+    # Each shown finding's row put with its rule's in one pass, not a pandas filter a rule.
+    columns = _columns(shown)
     listed: dict[tuple[str, str], list[int]] = {}  # (game, rule): the rows of its findings shown
-    for i, key in enumerate(zip(map(str, columns.get("game", [])), map(str, columns.get("rule", [])), strict=True)):
+    for i, key in enumerate(zip(map(str, columns["game"]), map(str, columns["rule"]), strict=True)):
         listed.setdefault(key, []).append(i)
     evidence_of = _EvidenceOf(evidence)
     totals: dict[str, int] = summary["findings"]["by_rule"]  # type: ignore[index]  # counted once, by the summary
