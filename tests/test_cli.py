@@ -229,6 +229,9 @@ def test_an_audit_that_cannot_finish_exits_2_not_1(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 2, done.stderr
     assert "the audit did not finish: IsADirectoryError" in done.stderr and "Traceback" not in done.stderr
+    # The outputs finished stay, the directory in the report's way is left as it is, nothing half-written.
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["report.html", "summary.json", "violations.jsonl"]
+    assert (tmp_path / "out" / "report.html").is_dir()
 
 
 def test_an_audit_that_ran_no_rule_says_it_checked_nothing(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -259,6 +260,7 @@ def test_the_evidence_looked_up_ahead_is_the_evidence_shown(tmp_path: Path, monk
     with pytest.raises(OSError, match="lookup failed"):
         write_outputs(result, summary, tmp_path / "p", {"html", "jsonl"}, "en")
     assert (tmp_path / "p" / "violations.jsonl").exists() and not (tmp_path / "p" / "report.html").exists()
+    assert sorted(p.name for p in (tmp_path / "p").iterdir()) == ["summary.json", "violations.jsonl"]  # no partial file
 
 
 def test_a_streamed_report_is_every_piece_in_order_or_nothing(tmp_path: Path) -> None:
@@ -315,12 +317,66 @@ def test_violations_written_a_chunk_behind_are_the_lines_written_in_place(tmp_pa
         chunks(*parts)
         with ThreadPoolExecutor(max_workers=1) as writer, pytest.raises(TypeError):
             outputs.write_violations_behind(result, tmp_path / "failed.jsonl", writer)()
+        assert not (tmp_path / "failed.jsonl").exists() and not (tmp_path / ".failed.jsonl.partial").exists()
 
     def unmade(_result: object) -> Iterator[bytes]:
         yield b"a\n"
         raise ValueError("a chunk could not be made")
 
     monkeypatch.setattr(outputs, "violation_chunks", unmade)
+    (tmp_path / "unmade.jsonl").write_bytes(b"the last audit's findings\n")
     with ThreadPoolExecutor(max_workers=1) as writer, pytest.raises(ValueError, match="could not be made"):
         outputs.write_violations_behind(result, tmp_path / "unmade.jsonl", writer)
-    assert (tmp_path / "unmade.jsonl").read_bytes() == b"a\n"  # the write before it done, the file closed
+    # The write before it done and the file closed, then put aside: no file cut short, none beside.
+    assert (tmp_path / "unmade.jsonl").read_bytes() == b"the last audit's findings\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["behind.jsonl", "in_place.jsonl", "unmade.jsonl"]
+
+
+@pytest.mark.parametrize(("failing", "finished"), [
+    ("report", ["junit.xml", "summary.json", "violations.jsonl"]),
+    ("violations' lines", ["summary.json"]),  # made on the audit's thread, before junit and the report
+    ("violations' last write", ["junit.xml", "report.html", "summary.json"]),  # in its thread, waited for last
+])
+def test_outputs_that_fail_leave_no_file_cut_short_and_none_of_an_earlier_audit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                                 failing: str, finished: list[str]) -> None:
+    """Every output is written whole or not at all (`auditor.report.whole`). When one fails, the
+    outputs this audit finished stay; those it did not finish are absent, even where an earlier
+    audit into the same folder had left its own: the folder never pairs one audit's summary with
+    another's findings or report."""
+    from auditor.engine import run_audit
+    from auditor.loading import load_bundle
+    from auditor.report import html, outputs
+    from auditor.report.outputs import build_summary
+    from auditor.report.write import write_outputs
+    from auditor.rules import select_rules
+    from auditor.ruleset import load_ruleset
+
+    samples = Path(__file__).resolve().parent.parent / "samples"
+    result = run_audit(load_bundle(samples / "wheel-broken"), load_ruleset(), select_rules(), lang="en")
+    assert len(result.findings)
+    summary = build_summary(result, "major")
+    for name in ["junit.xml", "report.html", "summary.json", "violations.jsonl"]:
+        (tmp_path / name).write_text("an earlier audit's output", encoding="utf-8")
+
+    def lost(*_args: object) -> dict[str, dict[str, object]]:
+        raise OSError("lookup failed")
+
+    def unmade(_result: object) -> Iterator[object]:
+        yield b'{"rule": "WHL201"}\n'
+        raise OSError("a line could not be made")
+
+    def unwritten(_result: object) -> Iterator[object]:
+        yield b'{"rule": "WHL201"}\n'
+        yield "not bytes: the file's write fails"
+
+    if failing == "report":
+        monkeypatch.setattr(html, "_lookup", lost)
+    else:
+        monkeypatch.setattr(outputs, "violation_chunks", unmade if failing == "violations' lines" else unwritten)
+    with pytest.raises((OSError, TypeError)):
+        write_outputs(result, summary, tmp_path, {"html", "jsonl", "junit"}, "en")
+
+    assert sorted(p.name for p in tmp_path.iterdir()) == finished
+    for name in finished:
+        assert (tmp_path / name).read_text(encoding="utf-8") != "an earlier audit's output"
+    assert json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))["findings"]["total"] == len(result.findings)

@@ -23,6 +23,7 @@ from auditor.i18n import game_name, labels
 from auditor.regulation import article_text
 from auditor.report.outputs import with_none
 from auditor.report.text import visible
+from auditor.report.whole import written_whole
 from auditor.rules import GAME_ORDER, REGISTRY
 from auditor.rules.catalan import HOLDS_CA
 from auditor.rules.cdf_replay import parse_hands
@@ -312,15 +313,9 @@ def write_streamed(pieces: Iterator[str], path: Path, at_once: int = PIECES_AT_O
     template's output (the month's report: some 300k pieces, 4 MB) is never held whole as pieces,
     as a string and as its bytes: that memory was fresh pages for the kernel to fault in on the
     audit's last, single-threaded step (a fresh process after the month's audit, six alternated
-    triples: outputs 0.35-0.46 -> 0.27-0.36 s, page faults 7.5-7.7k -> 4.4-4.5k). Written to a
-    hidden file beside `path` that then replaces it: a report cut short by an error is never left
-    for a reader to take for a whole one."""
-    partial = path.with_name(f".{path.name}.partial")
-    try:
-        with partial.open("w", encoding="utf-8") as fh:
-            while chunk := list(islice(pieces, at_once)):  # a list: pieces may be empty strings
-                fh.write("".join(chunk))
-        os.replace(partial, path)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    triples: outputs 0.35-0.46 -> 0.27-0.36 s, page faults 7.5-7.7k -> 4.4-4.5k). Written whole or
+    not at all (`written_whole`): a report cut short by an error is never left for a reader to take
+    for a whole one."""
+    with written_whole(path) as fh:
+        while chunk := list(islice(pieces, at_once)):  # a list: pieces may be empty strings
+            fh.write("".join(chunk).encode("utf-8"))

@@ -12,6 +12,7 @@ from auditor.engine import AuditResult
 from auditor.figures import table_figures
 from auditor.report.outputs import CASE, case_counts, first_of_cases, with_none
 from auditor.report.text import visible
+from auditor.report.whole import written_whole
 
 MAX_LISTED = 200
 BUNDLE = "(bundle)"  # the case of a rule's findings that name no table (a file that cannot be read)
@@ -59,7 +60,8 @@ def write_junit(result: AuditResult, path: Path) -> None:
         if element.text:
             element.text = visible(element.text)
     ET.indent(suites)
-    ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
+    with written_whole(path) as fh:
+        ET.ElementTree(suites).write(fh, encoding="utf-8", xml_declaration=True)
 
 
 def _listed(findings: pd.DataFrame) -> dict[tuple[str, str | None], list[str]]:

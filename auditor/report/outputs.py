@@ -18,6 +18,7 @@ from auditor.figures import table_figures
 from auditor.frames import is_arrow_text, text_array, text_bytes
 from auditor.loading.bundle import manifest_notes, manifest_period, round_times
 from auditor.rules import REGISTRY, SEVERITY_RANK
+from auditor.report.whole import Whole, written_whole
 from auditor.ruleset import Ruleset
 
 
@@ -128,8 +129,9 @@ def violation_chunks(result: AuditResult) -> Iterator[pa.Buffer]:
 
 
 def write_violations(result: AuditResult, path: Path) -> None:
-    """violations.jsonl, each chunk (`violation_chunks`) written as it is made."""
-    with path.open("wb") as fh:
+    """violations.jsonl, each chunk (`violation_chunks`) written as it is made, whole or not at all
+    (`written_whole`)."""
+    with written_whole(path) as fh:
         for chunk in violation_chunks(result):
             fh.write(chunk)
 
@@ -145,20 +147,22 @@ def write_violations_behind(result: AuditResult, path: Path, writer: Executor) -
     saves is the write's kernel time, which the host's state sets: the outputs of a fresh process
     after the month's audit, alternated pairs, 0.36-0.46 -> 0.27-0.38 s in an hour when their
     kernel time was 85-195 ms (six pairs), medians 0.35 -> 0.33 s in one when it was 20-175 ms
-    (eight); run again in one process, where it is 10-20 ms, the same (0.256 and 0.252 s, thirty pairs)."""
-    fh = path.open("wb")
+    (eight); run again in one process, where it is 10-20 ms, the same (0.256 and 0.252 s, thirty pairs).
+    Written whole or not at all (`Whole`): the file replaces violations.jsonl in `finish`, after the
+    last write, and is removed on any error."""
+    whole = Whole(path)
     pending: Future[int] | None = None
     try:
         for chunk in violation_chunks(result):
             if pending is not None:
                 pending.result()
-            pending = writer.submit(fh.write, chunk)
+            pending = writer.submit(whole.file.write, chunk)
     except BaseException:
         try:
             if pending is not None:
                 wait([pending])
         finally:
-            fh.close()
+            whole.drop()
         raise
     last = pending
 
@@ -166,8 +170,10 @@ def write_violations_behind(result: AuditResult, path: Path, writer: Executor) -
         try:
             if last is not None:
                 last.result()
-        finally:
-            fh.close()
+        except BaseException:
+            whole.drop()
+            raise
+        whole.done()
 
     return finish
 
@@ -342,4 +348,6 @@ def build_summary(result: AuditResult, fail_on: str, figures: pd.DataFrame | Non
 
 
 def write_summary(summary: dict[str, object], path: Path) -> None:
-    path.write_text(json.dumps(summary, ensure_ascii=False, indent=2, default=_json_default) + "\n", encoding="utf-8")
+    text = json.dumps(summary, ensure_ascii=False, indent=2, default=_json_default) + "\n"
+    with written_whole(path) as fh:
+        fh.write(text.encode("utf-8"))

@@ -9,6 +9,10 @@ from pathlib import Path
 from auditor.engine import AuditResult
 from auditor.memory import collector_paused
 from auditor.report.outputs import write_summary, write_violations_behind
+from auditor.report.whole import remove_outputs
+
+OUTPUT_FILES = {"jsonl": "violations.jsonl", "junit": "junit.xml", "html": "report.html"}
+FORMAT_ORDER = ("jsonl", "junit", "html")
 
 
 def write_outputs(result: AuditResult, summary: dict[str, object], target: Path, formats: set[str], lang: str) -> None:
@@ -19,27 +23,42 @@ def write_outputs(result: AuditResult, summary: dict[str, object], target: Path,
     written by a thread of their own while the next outputs are made (`write_violations_behind`: the
     kernel's work, which lets go of the lock too). (The report rendered in a thread beside the others
     was measured no faster: building the JSON lines holds the interpreter's lock for much of its
-    time, and the two contended; so was making the lines in a thread, not only writing them.)"""
-    with collector_paused(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="violations") as writer:
-        evidence = None
-        if "html" in formats:
-            from auditor.report.html import Evidence
+    time, and the two contended; so was making the lines in a thread, not only writing them.)
+    Each output is written whole or not at all (`auditor.report.whole`); when one fails, those this
+    audit did not finish are removed where an earlier audit had left them, and the error is raised."""
+    wanted = [target / name for name in ("summary.json", *(OUTPUT_FILES[f] for f in FORMAT_ORDER if f in formats))]
+    done: list[Path] = []
+    try:
+        with collector_paused(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="violations") as writer:
+            evidence = None
+            if "html" in formats:
+                from auditor.report.html import Evidence
 
-            evidence = Evidence(result)  # its lookups run beside the outputs written before the report
-        write_summary(summary, target / "summary.json")
-        written = write_violations_behind(result, target / "violations.jsonl", writer) if "jsonl" in formats else None
-        try:
-            if "junit" in formats:
-                from auditor.report.junit import write_junit
+                evidence = Evidence(result)  # its lookups run beside the outputs written before the report
+            write_summary(summary, target / "summary.json")
+            done.append(target / "summary.json")
+            written = write_violations_behind(result, target / "violations.jsonl", writer) if "jsonl" in formats else None
+            try:
+                if "junit" in formats:
+                    from auditor.report.junit import write_junit
 
-                write_junit(result, target / "junit.xml")
-            if evidence is not None:
-                from auditor.report.html import write_html
+                    write_junit(result, target / "junit.xml")
+                    done.append(target / "junit.xml")
+                if evidence is not None:
+                    from auditor.report.html import write_html
 
-                write_html(result, summary, target / "report.html", lang, evidence=evidence)
-        finally:
-            if written is not None:
-                written()
+                    write_html(result, summary, target / "report.html", lang, evidence=evidence)
+                    done.append(target / "report.html")
+            finally:
+                if written is not None:
+                    written()
+                    done.append(target / "violations.jsonl")
+    except BaseException:
+        # Each output is written whole or not at all; one this audit did not finish may still be there
+        # from an earlier audit into the same folder, and is removed: the folder never holds one
+        # audit's summary beside another's findings.
+        remove_outputs([path for path in wanted if path not in done])
+        raise
 
 
 def prepare_outputs(formats: set[str]) -> threading.Thread:
