@@ -24,7 +24,7 @@ from auditor.figures import GAME_FIGURES, game_figures, table_figures
 from auditor.i18n import label
 from auditor.loading import Bundle
 from auditor.loading.bundle import LOAD_THREADS, BundleLoad
-from auditor.memory import release_before_outputs, release_between_games
+from auditor.memory import MANY_FINDINGS, release_before_outputs, release_between_games
 from auditor.rules import Rule
 from auditor.rules.base import HIT_COLUMNS, Context
 from auditor.ruleset import Ruleset
@@ -611,8 +611,9 @@ def audit_bundle(
         ahead = [load.submit(loads, tables) for tables, _ in turns[:2]]
 
         def ended(turn: _Turn) -> None:
-            runs.append(_end_turn(load, turn, found))
-            if turn.n + 2 < len(turns):
+            more = turn.n + 2 < len(turns)  # a turn whose tables wait for this one's frames to be let go
+            runs.append(_end_turn(load, turn, found, let_go=turn.let_go and (more or found.count >= MANY_FINDINGS)))
+            if more:
                 ahead.append(load.submit(loads, turns[turn.n + 2][0]))
 
         last: _Turn | None = None  # the turn whose rules run while the next one's tables are installed
@@ -681,14 +682,17 @@ class _Turn:
         return all(f.done() for f in self.futures)
 
 
-def _end_turn(load: BundleLoad, turn: _Turn, found: FindingRuns) -> dict[str, _GameRun]:
+def _end_turn(load: BundleLoad, turn: _Turn, found: FindingRuns, let_go: bool) -> dict[str, _GameRun]:
     """A turn's games' runs once they end; then every game's figures of its tables while their frames
-    are whole (its rules selected or not), and, for a game's turn, its tables let go but for the rows
-    that findings name."""
+    are whole (its rules selected or not), and, if `let_go`, its tables let go but for the rows that
+    findings name. A game's turn is let go where another turn's tables are still to load, or where
+    the findings are many (their outputs need the memory). The last turns' frames, once no table is
+    left to load, stay whole to the end: letting them go was the audit's one busy thread at its end
+    (the month's last game: 40-50 ms), and the report's evidence is looked up in them just the same."""
     runs = {g: _ended(futures) for g, futures in turn.started.items()}
     for game in sorted({TABLES[t].game for t in turn.tables} & set(GAME_FIGURES)):
         game_figures(turn.bundle, game)
-    if turn.let_go:
+    if let_go:
         load.let_go(turn.tables, *found.kept_ids())
         release_between_games()
     return runs
