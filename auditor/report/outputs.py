@@ -17,8 +17,8 @@ from auditor.engine import FINDING_COLUMNS, AuditResult
 from auditor.figures import table_figures
 from auditor.frames import is_arrow_text, text_array, text_bytes
 from auditor.loading.bundle import manifest_notes, manifest_period, round_times
-from auditor.rules import REGISTRY, SEVERITY_RANK
 from auditor.report.whole import Whole, written_whole
+from auditor.rules import REGISTRY, SEVERITY_RANK
 from auditor.ruleset import Ruleset
 
 

@@ -32,14 +32,18 @@ class Whole:
             self.file.close()  # a write the buffer held fails here (a full disk), before the rename
             os.replace(self.partial, self.path)
         except BaseException:
-            self.partial.unlink(missing_ok=True)
+            self._remove()
             raise
 
     def drop(self) -> None:
         # Called as an error is raised: a close that fails too (the same full disk) must not hide it.
         with suppress(OSError):
             self.file.close()
-        self.partial.unlink(missing_ok=True)
+        self._remove()
+
+    def _remove(self) -> None:
+        with suppress(OSError):  # the error being raised is the one to report, not this one's
+            self.partial.unlink(missing_ok=True)
 
 
 @contextmanager
