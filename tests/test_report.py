@@ -380,3 +380,53 @@ def test_outputs_that_fail_leave_no_file_cut_short_and_none_of_an_earlier_audit(
     for name in finished:
         assert (tmp_path / name).read_text(encoding="utf-8") != "an earlier audit's output"
     assert json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))["findings"]["total"] == len(result.findings)
+
+
+def test_a_write_that_fails_names_the_output_and_leaves_what_was_there(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write that fails as a full disk fails ("No space left on device", an OSError naming no
+    file) is raised as one naming the output, so that the audit's error says which file it could
+    not write; the output is left as it was and no partial file stays. Other errors are raised as
+    they are. The same for violations.jsonl written by its own thread."""
+    import errno
+    from concurrent.futures import ThreadPoolExecutor
+
+    from auditor.report import outputs
+    from auditor.report.whole import Whole, written_whole
+
+    path = tmp_path / "summary.json"
+    path.write_text("the last audit's summary", encoding="utf-8")
+    with pytest.raises(OSError) as raised, written_whole(path) as fh:
+        fh.write(b"{")
+        raise OSError(errno.ENOSPC, "No space left on device")
+    assert raised.value.errno == errno.ENOSPC and raised.value.filename == str(path)
+    assert "No space left on device" in str(raised.value) and str(path) in str(raised.value)
+    with pytest.raises(TypeError, match="not an OSError"), written_whole(path):
+        raise TypeError("not an OSError")
+    assert path.read_text(encoding="utf-8") == "the last audit's summary"
+    assert [p.name for p in tmp_path.iterdir()] == ["summary.json"]
+
+    class FullDisk:  # a file whose second write finds the disk full
+        def __init__(self, real: object) -> None:
+            self.real, self.writes = real, 0
+
+        def write(self, data: bytes) -> int:
+            self.writes += 1
+            if self.writes == 2:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return self.real.write(data)  # type: ignore[attr-defined, no-any-return]
+
+        def close(self) -> None:
+            self.real.close()  # type: ignore[attr-defined]
+
+    class FillingUp(Whole):
+        def __init__(self, path: Path) -> None:
+            super().__init__(path)
+            self.file = FullDisk(self.file)  # type: ignore[assignment]
+
+    monkeypatch.setattr(outputs, "Whole", FillingUp)
+    monkeypatch.setattr(outputs, "violation_chunks", lambda _result: iter([b"a\n", b"b\n"]))
+    target = tmp_path / "violations.jsonl"
+    with ThreadPoolExecutor(max_workers=1) as writer, pytest.raises(OSError) as raised:
+        outputs.write_violations_behind(None, target, writer)()  # type: ignore[arg-type]
+    assert raised.value.filename == str(target) and raised.value.errno == errno.ENOSPC
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]

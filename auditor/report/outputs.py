@@ -149,7 +149,7 @@ def write_violations_behind(result: AuditResult, path: Path, writer: Executor) -
     kernel time was 85-195 ms (six pairs), medians 0.35 -> 0.33 s in one when it was 20-175 ms
     (eight); run again in one process, where it is 10-20 ms, the same (0.256 and 0.252 s, thirty pairs).
     Written whole or not at all (`Whole`): the file replaces violations.jsonl in `finish`, after the
-    last write, and is removed on any error."""
+    last write, and is removed on any error (`Whole.fail`)."""
     whole = Whole(path)
     pending: Future[int] | None = None
     try:
@@ -157,22 +157,20 @@ def write_violations_behind(result: AuditResult, path: Path, writer: Executor) -
             if pending is not None:
                 pending.result()
             pending = writer.submit(whole.file.write, chunk)
-    except BaseException:
+    except BaseException as exc:
         try:
             if pending is not None:
                 wait([pending])
         finally:
-            whole.drop()
-        raise
+            whole.fail(exc)
     last = pending
 
     def finish() -> None:
         try:
             if last is not None:
                 last.result()
-        except BaseException:
-            whole.drop()
-            raise
+        except BaseException as exc:
+            whole.fail(exc)
         whole.done()
 
     return finish

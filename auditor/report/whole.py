@@ -10,7 +10,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NoReturn
 
 
 def partial_of(path: Path) -> Path:
@@ -31,15 +31,22 @@ class Whole:
         try:
             self.file.close()  # a write the buffer held fails here (a full disk), before the rename
             os.replace(self.partial, self.path)
-        except BaseException:
-            self._remove()
-            raise
+        except BaseException as exc:
+            self.fail(exc)
 
     def drop(self) -> None:
         # Called as an error is raised: a close that fails too (the same full disk) must not hide it.
         with suppress(OSError):
             self.file.close()
         self._remove()
+
+    def fail(self, exc: BaseException) -> NoReturn:
+        """Drop the file and raise `exc`; an OSError that names no file, as a write's on a full disk
+        does ("No space left on device"), raised as one naming the output it was writing."""
+        self.drop()
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
+            raise OSError(exc.errno, exc.strerror, str(self.path)) from exc
+        raise exc
 
     def _remove(self) -> None:
         with suppress(OSError):  # the error being raised is the one to report, not this one's
@@ -49,13 +56,12 @@ class Whole:
 @contextmanager
 def written_whole(path: Path) -> Iterator[BinaryIO]:
     """A file to write `path`'s bytes into, which becomes `path` when the block ends without an error
-    and is removed when it raises one."""
+    and is removed when it raises one (`Whole.fail`: an error of the write names `path`)."""
     whole = Whole(path)
     try:
         yield whole.file
-    except BaseException:
-        whole.drop()
-        raise
+    except BaseException as exc:
+        whole.fail(exc)
     whole.done()
 
 
