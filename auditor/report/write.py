@@ -11,8 +11,8 @@ from auditor.memory import collector_paused
 from auditor.report.outputs import write_summary, write_violations_behind
 from auditor.report.whole import remove_outputs
 
-OUTPUT_FILES = {"jsonl": "violations.jsonl", "junit": "junit.xml", "html": "report.html"}
-FORMAT_ORDER = ("jsonl", "junit", "html")
+# Each output's file in the folder: summary.json always, the others as `--format` asks.
+OUTPUT_FILES = {"summary": "summary.json", "jsonl": "violations.jsonl", "junit": "junit.xml", "html": "report.html"}
 
 
 def write_outputs(result: AuditResult, summary: dict[str, object], target: Path, formats: set[str], lang: str) -> None:
@@ -26,7 +26,7 @@ def write_outputs(result: AuditResult, summary: dict[str, object], target: Path,
     time, and the two contended; so was making the lines in a thread, not only writing them.)
     Each output is written whole or not at all (`auditor.report.whole`); when one fails, those this
     audit did not finish are removed where an earlier audit had left them, and the error is raised."""
-    wanted = [target / name for name in ("summary.json", *(OUTPUT_FILES[f] for f in FORMAT_ORDER if f in formats))]
+    path = {kind: target / name for kind, name in OUTPUT_FILES.items() if kind == "summary" or kind in formats}
     done: list[Path] = []
     try:
         with collector_paused(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="violations") as writer:
@@ -35,29 +35,29 @@ def write_outputs(result: AuditResult, summary: dict[str, object], target: Path,
                 from auditor.report.html import Evidence
 
                 evidence = Evidence(result)  # its lookups run beside the outputs written before the report
-            write_summary(summary, target / "summary.json")
-            done.append(target / "summary.json")
-            written = write_violations_behind(result, target / "violations.jsonl", writer) if "jsonl" in formats else None
+            write_summary(summary, path["summary"])
+            done.append(path["summary"])
+            written = write_violations_behind(result, path["jsonl"], writer) if "jsonl" in formats else None
             try:
                 if "junit" in formats:
                     from auditor.report.junit import write_junit
 
-                    write_junit(result, target / "junit.xml")
-                    done.append(target / "junit.xml")
+                    write_junit(result, path["junit"])
+                    done.append(path["junit"])
                 if evidence is not None:
                     from auditor.report.html import write_html
 
-                    write_html(result, summary, target / "report.html", lang, evidence=evidence)
-                    done.append(target / "report.html")
+                    write_html(result, summary, path["html"], lang, evidence=evidence)
+                    done.append(path["html"])
             finally:
                 if written is not None:
                     written()
-                    done.append(target / "violations.jsonl")
+                    done.append(path["jsonl"])
     except BaseException:
         # Each output is written whole or not at all; one this audit did not finish may still be there
         # from an earlier audit into the same folder, and is removed: the folder never holds one
         # audit's summary beside another's findings.
-        remove_outputs([path for path in wanted if path not in done])
+        remove_outputs([p for p in path.values() if p not in done])
         raise
 
 
