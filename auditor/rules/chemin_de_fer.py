@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auditor.frames import among, arrow, cumsum_in_runs, differs_from_previous, equal, in_sorted, reduce_by, run_starts, sums_by, unique_inverse
+from auditor.frames import among, arrow, cumsum_in_runs, differs_from_previous, equal, in_sorted, positions, reduce_by, run_starts, sums_by, unique_inverse
 from auditor.rules import cdf_replay as cdf
 from auditor.rules.base import Context, Offending, at_least, hits, no_hits, rule
 
@@ -737,17 +737,20 @@ def cards_to_highest_stake(ctx: Context) -> pd.DataFrame:
     s = cdf.stakes(ctx)
     seated = (s["seat"].notna() & (s["kind"] == "punt")).to_numpy(dtype=bool)
     # Integers throughout: the coup by its position in `c`, the player by its code among the
-    # (few) players of the stakes.
+    # (few) players of the stakes; the key made for every stake and then cut to the seated punts
+    # (one gather of 2M stakes, not two).
     code, players = cdf.stake_players(ctx)
     n_players = len(players) + 1
-    pairs, group = unique_inverse(s["coup_pos"].to_numpy()[seated] * n_players + code[seated])
+    pairs, group = unique_inverse((s["coup_pos"].to_numpy() * n_players + code)[seated])
     # Exact sums (amounts are never negative: -1 is "no seated stake"), compared with each other.
     totals = sums_by(group, s["amount_cents"].to_numpy(dtype=np.int64)[seated], len(pairs))
     pair_coup = pairs // n_players
     top = reduce_by(np.maximum, totals, pair_coup, len(c), -1)  # each coup's highest total
     # What the punt staked, where a pair is the punt's own (at most one a coup): the punt holds the
     # cards rightly when that is the coup's highest.
-    punt_code = pc.fill_null(pc.index_in(arrow(c["player_id"]), value_set=players), n_players - 1).to_numpy(zero_copy_only=False)
+    # The punt's code by the coups' few player names (a Categorical's), not by hashing 1M cells.
+    punt_code = positions(c["player_id"], players)
+    punt_code[punt_code < 0] = n_players - 1
     punts = np.flatnonzero(pairs % n_players == punt_code[pair_coup])
     punt_total = np.full(len(c), -1, dtype=np.int64)
     punt_total[pair_coup[punts]] = totals[punts]
