@@ -750,7 +750,7 @@ def cards_to_highest_stake(ctx: Context) -> pd.DataFrame:
     # cards rightly when that is the coup's highest.
     # The punt's code by the coups' few player names (a Categorical's), not by hashing 1M cells.
     punt_code = positions(c["player_id"], players)
-    punt_code[punt_code < 0] = n_players - 1
+    punt_code = np.where(punt_code >= 0, punt_code, n_players - 1)
     punts = np.flatnonzero(pairs % n_players == punt_code[pair_coup])
     punt_total = np.full(len(c), -1, dtype=np.int64)
     punt_total[pair_coup[punts]] = totals[punts]
