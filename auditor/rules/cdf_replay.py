@@ -92,10 +92,12 @@ _CARD_CODE = np.where(_RANK[:, None] >= 0, _RANK[:, None] * 4 + _SUIT[None, :], 
 def parse_hands(cards: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(values[n, 3], codes[n, 3], count[n]): card values and 0-51 codes, -1 where there is no card."""
     grid = fixed_width_bytes(cards, 8)
-    ranks = grid[:, [0, 3, 6]]
+    # Bytes as numpy's index type before they index the tables: a uint8 or uint16 index goes
+    # through numpy's casting path (1M hands' values: 7.6 -> 3.0 ms; their codes 9.9 -> 7.5).
+    ranks = grid[:, [0, 3, 6]].astype(np.intp)
     values = _CARD_VALUE[ranks]
     present = values >= 0  # a space (2-card hand) is no card
-    codes = _CARD_CODE[(ranks.astype(np.uint16) << 8) | grid[:, [1, 4, 7]]]
+    codes = _CARD_CODE[(ranks << 8) | grid[:, [1, 4, 7]]]
     return values.astype(np.int16), codes, row_sums(present, np.int8)
 
 
