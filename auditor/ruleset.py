@@ -208,7 +208,7 @@ def _map_table(keys: pd.Series, table: object) -> np.ndarray:
     values = np.array([float(v) for v in table.values()] + [np.nan], dtype="float64")
     # -1 (a missing key or one the table lacks) takes the NaN at the end; an enum column is looked
     # up once per category.
-    return values[codes_in(keys, names)]
+    return values[codes_in(keys, names).astype(np.intp, copy=False)]  # int8 codes: numpy's slow casting gather
 
 
 def _parse_date(key: object, where: str) -> dt.date:
