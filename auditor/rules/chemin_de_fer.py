@@ -735,13 +735,14 @@ def cards_to_highest_stake(ctx: Context) -> pd.DataFrame:
     """
     c = cdf.coups(ctx)
     s = cdf.stakes(ctx)
-    seated = (s["seat"].notna() & (s["kind"] == "punt")).to_numpy(dtype=bool)
+    # The seated punts' rows: a gather by position, where numpy's cut by a mask of some two thirds
+    # of the rows took three times as long (2.1M stakes: 9.7 against 2.8 ms a column).
+    seated = np.flatnonzero((s["seat"].notna() & (s["kind"] == "punt")).to_numpy(dtype=bool))
     # Integers throughout: the coup by its position in `c`, the player by its code among the
-    # (few) players of the stakes; the key made for every stake and then cut to the seated punts
-    # (one gather of 2M stakes, not two).
+    # (few) players of the stakes.
     code, players = cdf.stake_players(ctx)
     n_players = len(players) + 1
-    pairs, group = unique_inverse((s["coup_pos"].to_numpy() * n_players + code)[seated])
+    pairs, group = unique_inverse(s["coup_pos"].to_numpy()[seated] * n_players + code[seated])
     # Exact sums (amounts are never negative: -1 is "no seated stake"), compared with each other.
     totals = sums_by(group, s["amount_cents"].to_numpy(dtype=np.int64)[seated], len(pairs))
     pair_coup = pairs // n_players
