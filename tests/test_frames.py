@@ -107,13 +107,16 @@ def test_positions_by_binary_search_finds_runs_gaps_and_other_lengths() -> None:
 @pytest.mark.parametrize("template", ["C{:08d}", "{:02d}-0123456789abcdef-{:02d}"])
 def test_positions_by_binary_search_on_ids_sharing_their_first_bytes_or_not(template: str) -> None:
     """Ids in order share their first bytes (C000000xx): the rest is searched as integers, and a key
-    of another prefix with the same rest is no id. Ids that differ early are searched as bytes."""
+    of another prefix with the same rest is no id, nor one that differs from an id within its last
+    eight bytes but before the rest (each id's last eight bytes are its integer). Ids that differ
+    early are searched as bytes."""
     def name(i: int) -> str:
         return template.format(i, i) if template.count("{") == 2 else template.format(i)
 
     ids = pd.Series([name(i) for i in range(0, 40, 2)], dtype="str")
     other = "D" + name(4)[1:]  # the same bytes as an id after its first
-    runs = [(name(0), 0), (name(1), -1), (name(4), 2), (other, -1), (name(38), 19), (name(39), -1)]
+    inside = name(4)[:1] + "9" + name(4)[2:]  # another second byte: among the last eight of C00000004
+    runs = [(name(0), 0), (name(1), -1), (name(4), 2), (other, -1), (inside, -1), (name(38), 19), (name(39), -1)]
     keys = pd.Series([key for key, _ in runs for _ in range(3)], dtype="str")  # items grouped by round
     assert positions(keys, ids).tolist() == [at for _, at in runs for _ in range(3)]
 
