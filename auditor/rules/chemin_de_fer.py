@@ -11,9 +11,8 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from auditor.frames import among, arrow, cumsum_in_runs, differs_from_previous, equal, in_sorted, positions, reduce_by, run_starts, sums_by, unique_inverse
+from auditor.frames import among, cumsum_in_runs, differs_from_previous, equal, in_sorted, positions, reduce_by, run_starts, sums_by, unique_inverse
 from auditor.rules import cdf_replay as cdf
 from auditor.rules.base import Context, Offending, at_least, hits, no_hits, rule
 
