@@ -69,6 +69,54 @@ def _bits(buffer: pa.Buffer, offset: int, n: int) -> np.ndarray:
     return np.unpackbits(data, bitorder="little")[start : start + n].view(bool)
 
 
+def text_categories(column: pa.ChunkedArray) -> pd.Categorical:
+    """A column of text held as an Arrow dictionary (of at least one chunk, each dictionary's names
+    distinct and present) as pandas makes it (`to_pandas`): a Categorical of the chunks' names, in
+    the order each first appears chunk by chunk, its codes of the smallest type that holds them,
+    -1 where missing. Arrow's own conversion of the month's 25 such columns: 190-220 -> 90 ms."""
+    chunks = column.chunks
+    first = chunks[0].dictionary
+    if all(chunk.dictionary.equals(first) for chunk in chunks[1:]):
+        names, maps = first, None
+    else:
+        names = pc.unique(pa.chunked_array([chunk.dictionary for chunk in chunks], type=first.type))
+        maps = [pc.index_in(chunk.dictionary, value_set=names) for chunk in chunks]
+    codes = np.empty(len(column), dtype=_code_type(len(names)))
+    at = 0
+    for i, chunk in enumerate(chunks):
+        indices = chunk.indices
+        if maps is not None:
+            # Each chunk's codes turned into the whole column's by Arrow's take: numpy gathers by
+            # an int32 index through its casting path (4M codes: 30 -> 9 ms).
+            indices = pc.take(maps[i].cast(pa.from_numpy_dtype(codes.dtype)), indices)
+        part = codes[at : at + len(chunk)]
+        part[:] = np.frombuffer(indices.buffers()[1], dtype=indices.type.to_pandas_dtype())[indices.offset : indices.offset + len(indices)]
+        if indices.null_count:
+            part[bools(indices.is_null())] = -1
+        at += len(chunk)
+    categories = pd.Index(names.to_pandas(), dtype="str")
+    return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(categories, ordered=False), validate=False)
+
+
+def masked_integers(column: pa.ChunkedArray) -> pd.arrays.IntegerArray:
+    """An Arrow integer column with nulls as pandas' masked integers (Int64 and its kin), as pandas
+    makes it (`types_mapper`), but its mask unpacked by numpy (`bools`) and its chunks' values
+    copied once (pandas joins the chunks, then copies them): the month's ten such columns, some
+    107 -> 50 ms."""
+    kind = column.type.to_pandas_dtype()
+    values = [np.frombuffer(chunk.buffers()[1], dtype=kind)[chunk.offset : chunk.offset + len(chunk)] for chunk in column.chunks]
+    data = np.concatenate(values) if values else np.zeros(0, dtype=kind)
+    return pd.arrays.IntegerArray(data, bools(pc.is_null(column)))
+
+
+def _code_type(n: int) -> type[np.signedinteger]:
+    """The codes' type pandas gives a Categorical of `n` categories."""
+    for kind in (np.int8, np.int16, np.int32):
+        if n < np.iinfo(kind).max:
+            return kind
+    return np.int64
+
+
 def dictionary_codes(values: pa.DictionaryArray) -> np.ndarray:
     """An Arrow dictionary's indices as numpy, -1 where missing (as a Categorical's codes)."""
     return pc.fill_null(values.indices, -1).to_numpy(zero_copy_only=False)

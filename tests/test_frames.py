@@ -10,9 +10,10 @@ import pyarrow as pa
 import pytest
 
 from auditor.frames import (
-    _search_index, _sortable, among, arrow, as_categories, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key,
-    later_occurrences, named, order_by, positions, reduce_by, repeated_ids, row_sums, rows_holding, run_starts, stable_sorted, sums_by, unique_inverse,
+    _search_index, _sortable, among, arrow, as_categories, bools, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key,
+    later_occurrences, masked_integers, named, order_by, positions, reduce_by, repeated_ids, row_sums, rows_holding, run_starts, stable_sorted, sums_by, text_categories, unique_inverse,
 )
+from auditor.loading.readers import _NULLABLE
 
 
 def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -865,3 +866,57 @@ def test_odd_id_shapes_give_what_hashing_gives(shape: str, monkeypatch: pytest.M
     keys = pa.array([values[int(i)] for i in rng.integers(0, n, 5000)], type=pa.large_string())
     expected = pc.fill_null(pc.index_in(keys, value_set=ids, skip_nulls=True), -1).to_numpy(zero_copy_only=False)
     assert positions(keys, ids).tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("null", [False, True])
+def test_bools_are_arrows_own_answer_at_any_offset_with_nulls_as_told(null: bool) -> None:
+    rng = random.Random(7)
+    values = [rng.choice([True, False, None]) for _ in range(203)]
+    whole = pa.array(values, type=pa.bool_())
+    for start in range(0, 17):
+        for length in (0, 1, 7, 8, 9, 64, 150):
+            piece = whole.slice(start, length)
+            want = np.array([null if v is None else v for v in piece.to_pylist()], dtype=bool)
+            assert bools(piece, null=null).tolist() == want.tolist()
+    chunked = pa.chunked_array([whole.slice(3, 20), whole.slice(50, 9), whole.slice(0, 0)])
+    assert bools(chunked, null=null).tolist() == [null if v is None else v for v in chunked.to_pylist()]
+    with pytest.raises(TypeError):
+        bools(pa.array([1, 2]))
+
+
+def _pandas_categorical(column: pa.ChunkedArray) -> pd.Series:
+    return pa.table({"c": column}).to_pandas()["c"]
+
+
+@pytest.mark.parametrize("many", [False, True])
+def test_text_categories_are_the_categorical_pandas_makes_of_a_dictionary(many: bool) -> None:
+    """Chunks with the same dictionary, with dictionaries in other orders holding names the others
+    lack, missing values, and more names than int8 codes hold: the same categories in the same
+    order, the same codes of the same type."""
+    names = [f"P{i:04d}" for i in range(300 if many else 5)]
+    rng = random.Random(3)
+    def chunk(pool: list[str], n: int) -> pa.DictionaryArray:
+        return pa.array([rng.choice(pool) if rng.random() > 0.1 else None for _ in range(n)], type=pa.string()).dictionary_encode()
+    first = chunk(names[:-2], 400)
+    same = pa.DictionaryArray.from_arrays(pa.array([0, 1, None, 2], type=pa.int32()), first.dictionary)
+    cases = [
+        pa.chunked_array([first]),
+        pa.chunked_array([first, same]),
+        pa.chunked_array([first, chunk(list(reversed(names)), 500), same.slice(1)]),
+    ]
+    for column in cases:
+        got, want = pd.Series(text_categories(column)), _pandas_categorical(column)
+        assert got.dtype == want.dtype
+        assert list(got.cat.categories) == list(want.cat.categories)
+        assert got.cat.categories.dtype == want.cat.categories.dtype
+        assert got.cat.codes.dtype == want.cat.codes.dtype
+        assert got.cat.codes.tolist() == want.cat.codes.tolist()
+
+
+@pytest.mark.parametrize("kind", [pa.int64(), pa.int32(), pa.uint64(), pa.int8()])
+def test_masked_integers_are_pandas_nullable_integers(kind: pa.DataType) -> None:
+    column = pa.chunked_array([pa.array([1, None, 3], kind), pa.array([None, 5], kind), pa.array([7, None, 9, None], kind).slice(1, 2)])
+    got, want = pd.Series(masked_integers(column)), column.to_pandas(types_mapper=_NULLABLE.get)
+    assert got.dtype == want.dtype
+    assert got.equals(want)
+    assert got.isna().tolist() == [False, True, False, True, False, True, False]

@@ -30,7 +30,7 @@ import pyarrow.csv as pacsv
 import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
-from auditor.frames import bools, text_bytes, text_offsets
+from auditor.frames import bools, masked_integers, text_bytes, text_categories, text_offsets
 
 
 @dataclass
@@ -1847,20 +1847,32 @@ def _distinct_names(column: pa.ChunkedArray) -> bool:
     return all(not chunk.dictionary.null_count and len(pc.unique(chunk.dictionary)) == len(chunk.dictionary) for chunk in column.chunks)
 
 
+def _text_names(column: pa.ChunkedArray) -> bool:
+    """Whether a dictionary column's names are text, none missing, in at least one chunk."""
+    value = column.type.value_type
+    return bool(column.num_chunks) and (pa.types.is_string(value) or pa.types.is_large_string(value)) \
+        and not any(chunk.dictionary.null_count for chunk in column.chunks)
+
+
 def exact_frame(table: pa.Table) -> pd.DataFrame:
     """The table as pandas, integer and boolean columns with nulls as pandas' nullable types: pyarrow
-    would make them floats, which round integers past 2**53. Uses up `table`."""
+    would make them floats, which round integers past 2**53. Text held as a dictionary (its names
+    distinct, as `parquet_frame` leaves them) becomes the Categorical pandas would make of it, by
+    `text_categories`. Uses up `table`."""
     flags = [f.name for f in table.schema if pa.types.is_boolean(f.type)]
     nullable = [f.name for f in table.schema if f.type in _NULLABLE and f.name not in flags and table.column(f.name).null_count]
-    extra = {n: table.column(n).to_pandas(types_mapper=_NULLABLE.get) for n in nullable}
+    extra = {n: pd.Series(masked_integers(table.column(n))) for n in nullable}
     # Booleans' bits unpacked by numpy (`bools`), not by Arrow a value at a time (the month's 13M
     # flags: some 25 ms).
     for name in flags:
         column = table.column(name)
         values = bools(column)
         extra[name] = pd.Series(pd.arrays.BooleanArray(values, bools(pc.is_null(column))) if column.null_count else values)
+    coded = [f.name for f in table.schema if pa.types.is_dictionary(f.type) and _text_names(table.column(f.name))]
+    for name in coded:
+        extra[name] = pd.Series(text_categories(table.column(name)))
     # One block per column (no consolidating copy), each Arrow column freed once converted.
-    frame = table.drop_columns(nullable + flags).to_pandas(split_blocks=True, self_destruct=True)
+    frame = table.drop_columns(nullable + flags + coded).to_pandas(split_blocks=True, self_destruct=True)
     del table
     for name, series in extra.items():
         series.index = frame.index
