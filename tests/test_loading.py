@@ -1956,3 +1956,19 @@ def test_items_are_split_from_rounds_however_few_the_rounds() -> None:
     assert list(kept) == [True, False, False, False, False] and list(aside) == [False, True, True, True, False] and list(at) == [1]
     kept, aside, at = split_items(keys, keep, pd.Series([], dtype="str"), pa.array(["R2"], pa.large_string()))
     assert not kept.any() and list(aside) == list(keep) and len(at) == 0
+
+
+def test_parquet_dates_are_typed_as_csv_dates_and_one_past_year_9999_is_a_bad_cell(tmp_path: Path) -> None:
+    """Arrow holds dates Python cannot (past year 9999): one such birth date used to make the whole
+    file unreadable ("year 10000 is out of range"); it is a bad cell of its row, the others read."""
+    days = pa.array([20_000, 2_932_897 + 9, None, 0], type=pa.int32()).cast(pa.date32())  # 2024-10-04, 10000-01-10
+    entries = pa.table({
+        "tournament_id": ["TR1"] * 4, "player_id": ["P1", "P2", "P3", "P4"], "birth_date": days,
+        "excluded": [False] * 4, "registered": [True] * 4,
+    })
+    pq.write_table(entries, tmp_path / "tournament_entries.parquet")
+    bundle = load_bundle(tmp_path)
+    assert _reasons(bundle) == {2: "birth_date: not a date YYYY-MM-DD (10000-01-10)", 3: "birth_date: required value missing"}
+    kept = bundle.frames["tournament_entries"]
+    assert list(kept["player_id"]) == ["P1", "P4"]
+    assert list(kept["birth_date"]) == [pd.Timestamp("2024-10-04"), pd.Timestamp("1970-01-01")]

@@ -1818,6 +1818,12 @@ def parquet_frame(table: pa.Table, categories: Collection[str] = (), floats: Col
         if pa.types.is_dictionary(column.type) and (column.name not in categories or not _distinct_names(table.column(i))):
             table = table.set_column(i, column.name, table.column(i).cast(column.type.value_type))
             column = table.schema.field(i)
+        if pa.types.is_date(column.type):
+            # Dates as the text CSV would hold (2026-03-01), typed as CSV's are: pandas makes a Python
+            # date of each (the month's 20k: 60 ms), and a date past year 9999, which Arrow holds and
+            # Python cannot, made the whole file unreadable; as text it is one bad cell.
+            table = table.set_column(i, column.name, table.column(i).cast(pa.large_string()))
+            continue
         if pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type):
             # Text written without Parquet's UTF-8 annotation (older writers): read it as the text it is.
             try:
