@@ -1972,3 +1972,24 @@ def test_parquet_dates_are_typed_as_csv_dates_and_one_past_year_9999_is_a_bad_ce
     kept = bundle.frames["tournament_entries"]
     assert list(kept["player_id"]) == ["P1", "P4"]
     assert list(kept["birth_date"]) == [pd.Timestamp("2024-10-04"), pd.Timestamp("1970-01-01")]
+
+
+@pytest.mark.parametrize("kind", ["struct", "list"])
+def test_a_parquet_structure_holding_a_date_past_year_9999_is_a_bad_cell_not_an_unreadable_file(tmp_path: Path, kind: str) -> None:
+    far = pa.array([2_932_906, 20_000], type=pa.int32()).cast(pa.date32())
+    held = pa.StructArray.from_arrays([far], names=["d"]) if kind == "struct" else pa.ListArray.from_arrays(pa.array([0, 1, 2], pa.int32()), far)
+    _coups_parquet(tmp_path, lambda t: ("player_id", held))
+    bundle = load_bundle(tmp_path)
+    assert sorted(_reasons(bundle)) == [1, 2] and all("structure" in r for r in _reasons(bundle).values())
+    assert not bundle.files[0].error
+
+
+def test_a_parquet_file_whose_rows_cannot_be_converted_counts_them_quarantined(tmp_path: Path) -> None:
+    """Its footer says how many rows it holds: they are read (as the footer counts them) and
+    quarantined, so that the summary's counts reconcile (read = audited + quarantined)."""
+    _coups_parquet(tmp_path, lambda t: ("ts", pa.array([0, 1], pa.int64()).cast(pa.timestamp("us", tz="Mars/Olympus"))))
+    bundle = load_bundle(tmp_path)
+    source = next(f for f in bundle.files if f.table == "cdf_coups")
+    assert source.error and "zoneinfo" in source.error
+    assert (source.rows_read, source.rows_quarantined) == (2, 2)
+    assert "(2 rows quarantined)" in bundle.quarantine.iloc[0]["reason"]

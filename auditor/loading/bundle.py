@@ -462,7 +462,9 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
                            bool_columns=bool_columns)
         except UnreadableFile as exc:
             source.error = str(exc)
-            quarantine.append(_unreadable(table, name, str(exc)))
+            if exc.rows is not None:  # rows known, not read: each one quarantined
+                source.rows_read = source.rows_quarantined = exc.rows
+            quarantine.append(_unreadable(table, name, str(exc), exc.rows))
             continue
         source.rows_read = raw.rows_read
         missing = missing_required(table, list(raw.frame.columns))

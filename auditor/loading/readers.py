@@ -54,7 +54,12 @@ class RawTable:
 
 
 class UnreadableFile(Exception):
-    """The file cannot be read at all (not the declared format, truncated, empty)."""
+    """The file cannot be read at all (not the declared format, truncated, empty). `rows`: how many
+    rows it holds, where that is known though its rows cannot be read (a Parquet file's footer)."""
+
+    def __init__(self, message: str, rows: int | None = None) -> None:
+        super().__init__(message)
+        self.rows = rows
 
 
 def file_format(path: Path) -> str:
@@ -65,6 +70,11 @@ def file_format(path: Path) -> str:
         if name.endswith(suffix):
             return suffix.lstrip(".")
     raise UnreadableFile(f"unknown file type: {path.name}")
+
+
+# What reading a file can raise for what the file holds. TypeError/OverflowError: a column of a type
+# pandas cannot hold (an unknown time zone, ...).
+READ_ERRORS = (OSError, EOFError, zlib.error, pa.ArrowException, ValueError, UnicodeDecodeError, TypeError, OverflowError)
 
 
 def read_raw(
@@ -90,8 +100,7 @@ def read_raw(
             return read_parquet(path, category_columns, float_columns, path_columns, format_columns)
     except UnreadableFile:
         raise
-    except (OSError, EOFError, zlib.error, pa.ArrowException, ValueError, UnicodeDecodeError, TypeError, OverflowError) as exc:
-        # TypeError/OverflowError: a column of a type pandas cannot hold (an unknown time zone, ...).
+    except READ_ERRORS as exc:
         raise UnreadableFile(f"{type(exc).__name__}: {exc}") from exc
     raise UnreadableFile(f"{path.name}: a directory is read with read_parquet_file per part")
 
@@ -1690,6 +1699,17 @@ def read_parquet(path: Path, category_columns: list[str] | None = None, float_co
     each of its cells where it holds objects or lists (4M wheel bets with an object and a text
     column more: 1.9 -> 6.9 s), and a cell of it, whatever it holds, says nothing of its row."""
     parquet = open_parquet(path, category_columns)
+    try:
+        return _read_parquet_rows(parquet, category_columns, float_columns, path_columns, format_columns)
+    except UnreadableFile:
+        raise
+    except READ_ERRORS as exc:
+        # The footer read, the rows not: their number is known, and they are counted as quarantined.
+        raise UnreadableFile(f"{type(exc).__name__}: {exc}", rows=parquet.metadata.num_rows) from exc
+
+
+def _read_parquet_rows(parquet: pq.ParquetFile, category_columns: list[str] | None, float_columns: Collection[str],
+                       path_columns: Mapping[str, str | None] | None, format_columns: Collection[str] | None) -> RawTable:
     names = parquet.schema_arrow.names
     _refuse_repeated(names)  # any column's, as a CSV header's (`_header`) and as the audit by partition refuses it
     table = parquet.read(columns=None if format_columns is None else [n for n in names if n in format_columns])
@@ -1818,11 +1838,16 @@ def parquet_frame(table: pa.Table, categories: Collection[str] = (), floats: Col
         if pa.types.is_dictionary(column.type) and (column.name not in categories or not _distinct_names(table.column(i))):
             table = table.set_column(i, column.name, table.column(i).cast(column.type.value_type))
             column = table.schema.field(i)
-        if pa.types.is_date(column.type):
+        as_text = _dates_as_text(column.type)
+        if as_text is not None:
             # Dates as the text CSV would hold (2026-03-01), typed as CSV's are: pandas makes a Python
             # date of each (the month's 20k: 60 ms), and a date past year 9999, which Arrow holds and
-            # Python cannot, made the whole file unreadable; as text it is one bad cell.
-            table = table.set_column(i, column.name, table.column(i).cast(pa.large_string()))
+            # Python cannot, made the whole file unreadable; as text it is one bad cell (in a
+            # structure too, itself a bad cell where the format has a value).
+            try:
+                table = table.set_column(i, column.name, table.column(i).cast(as_text))
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                pass  # a structure Arrow cannot recast: converted as it is
             continue
         if pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type):
             # Text written without Parquet's UTF-8 annotation (older writers): read it as the text it is.
@@ -1838,6 +1863,30 @@ def parquet_frame(table: pa.Table, categories: Collection[str] = (), floats: Col
             values[at] = "NaN"
             frame[name] = pd.Series(values, index=frame.index)
     return frame
+
+
+def _dates_as_text(kind: pa.DataType) -> pa.DataType | None:
+    """`kind` with every date in it (top level, or in a struct, list or map) made text; None when it
+    holds no date."""
+    if pa.types.is_date(kind):
+        return pa.large_string()
+    if pa.types.is_struct(kind):
+        fields = [kind.field(i) for i in range(kind.num_fields)]
+        changed = [_dates_as_text(f.type) for f in fields]
+        if not any(c is not None for c in changed):
+            return None
+        return pa.struct([f.with_type(c) if c is not None else f for f, c in zip(fields, changed, strict=True)])
+    if pa.types.is_map(kind):
+        key, item = _dates_as_text(kind.key_type), _dates_as_text(kind.item_type)
+        return None if key is None and item is None else pa.map_(key or kind.key_type, item or kind.item_type)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        value = _dates_as_text(kind.value_type)
+        if value is None:
+            return None
+        if pa.types.is_fixed_size_list(kind):
+            return pa.list_(value, kind.list_size)
+        return pa.large_list(value) if pa.types.is_large_list(kind) else pa.list_(value)
+    return None
 
 
 def _nans(values: pa.ChunkedArray) -> np.ndarray | None:
