@@ -1865,22 +1865,23 @@ def parquet_frame(table: pa.Table, categories: Collection[str] = (), floats: Col
     return frame
 
 
-def _dates_as_text(kind: pa.DataType) -> pa.DataType | None:
-    """`kind` with every date in it (top level, or in a struct, list or map) made text; None when it
-    holds no date."""
-    if pa.types.is_date(kind):
+def _dates_as_text(kind: pa.DataType, nested: bool = False) -> pa.DataType | None:
+    """`kind` with every date in it made text, and, inside a struct, list or map, every other time
+    too (a timestamp, a duration, a time of day): pandas makes a Python object of each value in a
+    structure, and Python's cannot hold what Arrow's can (year 148108). None when it holds none."""
+    if pa.types.is_date(kind) or (nested and (pa.types.is_timestamp(kind) or pa.types.is_duration(kind) or pa.types.is_time(kind))):
         return pa.large_string()
     if pa.types.is_struct(kind):
         fields = [kind.field(i) for i in range(kind.num_fields)]
-        changed = [_dates_as_text(f.type) for f in fields]
+        changed = [_dates_as_text(f.type, nested=True) for f in fields]
         if not any(c is not None for c in changed):
             return None
         return pa.struct([f.with_type(c) if c is not None else f for f, c in zip(fields, changed, strict=True)])
     if pa.types.is_map(kind):
-        key, item = _dates_as_text(kind.key_type), _dates_as_text(kind.item_type)
+        key, item = _dates_as_text(kind.key_type, nested=True), _dates_as_text(kind.item_type, nested=True)
         return None if key is None and item is None else pa.map_(key or kind.key_type, item or kind.item_type)
     if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
-        value = _dates_as_text(kind.value_type)
+        value = _dates_as_text(kind.value_type, nested=True)
         if value is None:
             return None
         if pa.types.is_fixed_size_list(kind):
