@@ -1838,7 +1838,7 @@ def parquet_frame(table: pa.Table, categories: Collection[str] = (), floats: Col
         if pa.types.is_dictionary(column.type) and (column.name not in categories or not _distinct_names(table.column(i))):
             table = table.set_column(i, column.name, table.column(i).cast(column.type.value_type))
             column = table.schema.field(i)
-        as_text = _dates_as_text(column.type)
+        as_text = _times_as_text(column.type)
         if as_text is not None:
             # Dates as the text CSV would hold (2026-03-01), typed as CSV's are: pandas makes a Python
             # date of each (the month's 20k: 60 ms), and a date past year 9999, which Arrow holds and
@@ -1865,7 +1865,7 @@ def parquet_frame(table: pa.Table, categories: Collection[str] = (), floats: Col
     return frame
 
 
-def _dates_as_text(kind: pa.DataType, nested: bool = False) -> pa.DataType | None:
+def _times_as_text(kind: pa.DataType, nested: bool = False) -> pa.DataType | None:
     """`kind` with every date in it made text, and, inside a struct, list or map, every other time
     too (a timestamp, a duration, a time of day): pandas makes a Python object of each value in a
     structure, and Python's cannot hold what Arrow's can (year 148108). None when it holds none."""
@@ -1873,15 +1873,15 @@ def _dates_as_text(kind: pa.DataType, nested: bool = False) -> pa.DataType | Non
         return pa.large_string()
     if pa.types.is_struct(kind):
         fields = [kind.field(i) for i in range(kind.num_fields)]
-        changed = [_dates_as_text(f.type, nested=True) for f in fields]
+        changed = [_times_as_text(f.type, nested=True) for f in fields]
         if not any(c is not None for c in changed):
             return None
         return pa.struct([f.with_type(c) if c is not None else f for f, c in zip(fields, changed, strict=True)])
     if pa.types.is_map(kind):
-        key, item = _dates_as_text(kind.key_type, nested=True), _dates_as_text(kind.item_type, nested=True)
+        key, item = _times_as_text(kind.key_type, nested=True), _times_as_text(kind.item_type, nested=True)
         return None if key is None and item is None else pa.map_(key or kind.key_type, item or kind.item_type)
     if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
-        value = _dates_as_text(kind.value_type, nested=True)
+        value = _times_as_text(kind.value_type, nested=True)
         if value is None:
             return None
         if pa.types.is_fixed_size_list(kind):
