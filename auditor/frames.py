@@ -518,11 +518,11 @@ def _in_rising(head: pa.Array, tail: pa.Array) -> np.ndarray:
     width = fixed_width(head) if len(tail) * 64 < len(head) else None
     if width is not None and (pa.types.is_string(head.type) or pa.types.is_large_string(head.type)):
         found = np.full(len(tail), -1, dtype=np.int64)
-        sized = np.flatnonzero(pc.fill_null(pc.equal(pc.binary_length(tail), width), False).to_numpy(zero_copy_only=False))
+        sized = np.flatnonzero(bools(pc.equal(pc.binary_length(tail), width)))
         if len(sized):
             found[sized] = _found_in_sorted(_as_fixed_bytes(head, width), _as_fixed_bytes(tail.take(pa.array(sized, type=pa.int64())).cast(head.type), width))
         return found
-    shared = np.flatnonzero(pc.fill_null(pc.is_in(head, value_set=tail), False).to_numpy(zero_copy_only=False))
+    shared = np.flatnonzero(bools(pc.is_in(head, value_set=tail)))
     in_head = pc.index_in(tail, value_set=head.take(pa.array(shared, type=pa.int64())), skip_nulls=True)
     in_head = pc.fill_null(in_head, -1).to_numpy(zero_copy_only=False).astype(np.int64)
     return np.where(in_head >= 0, shared[np.maximum(in_head, 0)] if len(shared) else -1, -1)
@@ -604,7 +604,7 @@ def _first_by_sorting(ids: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
     distinct = present.take(pa.array(np.sort(firsts)))  # in the order they first occur, as hashing gives
     if not ids.null_count:
         return first, distinct
-    at = np.flatnonzero(ids.is_valid().to_numpy(zero_copy_only=False))
+    at = np.flatnonzero(bools(ids.is_valid()))
     codes = np.full(len(ids), -1, dtype=np.int64)
     codes[at] = at[first]
     return codes, distinct
@@ -711,7 +711,7 @@ def _numbers(ids: pa.Array, numbering: _Numbering) -> tuple[np.ndarray, np.ndarr
     ends = offsets[1:] - offsets[0]
     numbered = (ends - (offsets[:-1] - offsets[0])) == numbering.width
     if ids.null_count:
-        numbered &= ids.is_valid().to_numpy(zero_copy_only=False)
+        numbered &= bools(ids.is_valid())
     numbers = np.zeros(n, dtype=np.int64)
     if not numbered.any():
         return numbered, numbers
@@ -737,7 +737,7 @@ def _numbers(ids: pa.Array, numbering: _Numbering) -> tuple[np.ndarray, np.ndarr
     if before is not None:
         numbers += before * 1_000_000_000
     if numbering.prefix:
-        numbered &= pc.fill_null(pc.starts_with(ids, pattern=numbering.prefix), False).to_numpy(zero_copy_only=False)
+        numbered &= bools(pc.starts_with(ids, pattern=numbering.prefix))
     numbers[~numbered] = 0
     return numbered, numbers
 
@@ -806,7 +806,7 @@ def _first_by_number(ids: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
         return None
     codes = np.arange(n, dtype=np.int64)
     if ids.null_count:
-        codes[ids.is_null().to_numpy(zero_copy_only=False)] = -1
+        codes[bools(ids.is_null())] = -1
     repeated, first = _first_of_numbers(got.numbers[got.rows], got.rows, got.lowest, got.span)
     codes[repeated] = first
     others = np.flatnonzero(~got.numbered & (codes >= 0))
@@ -838,9 +838,9 @@ def _numbered_positions(keys: pa.Array, ids: pa.Array) -> np.ndarray | None:
     entry = key_numbers[at] - got.lowest
     inside = (entry >= 0) & (entry < got.span)
     found[at[inside]] = table[entry[inside]]
-    odd_ids = np.flatnonzero(~got.numbered & ids.is_valid().to_numpy(zero_copy_only=False))
+    odd_ids = np.flatnonzero(~got.numbered & bools(ids.is_valid()))
     if len(odd_ids):
-        odd_keys = np.flatnonzero(~key_numbered & keys.is_valid().to_numpy(zero_copy_only=False))
+        odd_keys = np.flatnonzero(~key_numbered & bools(keys.is_valid()))
         if len(odd_keys):
             index = pc.index_in(keys.take(pa.array(odd_keys)), value_set=ids.take(pa.array(odd_ids)))
             index = pc.fill_null(index, -1).to_numpy(zero_copy_only=False).astype(np.int64)
@@ -858,7 +858,7 @@ def _first_by_dictionary(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
         distinct = ids if not ids.null_count else ids.drop_null()
         codes = np.arange(n, dtype=np.int64)
         if ids.null_count:
-            codes[ids.is_null().to_numpy(zero_copy_only=False)] = -1
+            codes[bools(ids.is_null())] = -1
         return codes, distinct
     codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
     known = codes >= 0
@@ -1132,7 +1132,7 @@ def iso_text(values: pd.Series, micro: bool, missing_as: object = None) -> np.nd
     text = iso_arrow(values, micro)
     out = text.to_numpy(zero_copy_only=False)
     if text.null_count:
-        out[~text.is_valid().to_numpy(zero_copy_only=False)] = missing_as
+        out[~bools(text.is_valid())] = missing_as
     return out
 
 

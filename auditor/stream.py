@@ -50,7 +50,7 @@ import pyarrow.parquet as pq
 
 from auditor.engine import DEFAULT_WORKERS, AuditResult, run_audit
 from auditor.figures import combine_figures, table_figures
-from auditor.frames import arrow, isin, later_occurrences, positions, repeated_ids, stable_sorted, written_again
+from auditor.frames import arrow, bools, isin, later_occurrences, positions, repeated_ids, stable_sorted, written_again
 from auditor.loading.bundle import LOAD_THREADS, TIMED_GAPS, Bundle, LoadedFiles, SourceFile, gap_rows, row_digests, load_files, _settled_requires, clean_rows, discover, duplicate_rows, inside_bundle, load_bundle, manifest_period, missing_required, part_order, set_aside_unmatched
 from auditor.loading.coerce import NS_PER_TICK, as_text, parse_column, ticks_out_of_range
 from auditor.loading.readers import UnreadableFile, open_parquet, parquet_frame, partition_values, repeated_names, with_path_columns
@@ -332,7 +332,7 @@ def _away_from_home(read: dict[str, _PartIds], child: str, group_of: dict[str, i
         found = pc.is_in(names, value_set=home) if home is not None else pa.nulls(len(names), pa.bool_())
         if len(twice):
             found = pc.and_kleene(found, pc.invert(pc.is_in(names, value_set=twice)))
-        return np.flatnonzero(~pc.fill_null(found, False).to_numpy(zero_copy_only=False))
+        return np.flatnonzero(~bools(found))
 
     return away
 

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.frames import (
-    arrow, coded, codes_in, fixed_width, is_arrow_text, is_text_categories, masked_numbers, text_array, text_bytes, text_offsets,
+    arrow, bools, coded, codes_in, fixed_width, is_arrow_text, is_text_categories, masked_numbers, text_array, text_bytes, text_offsets,
 )
 from auditor.loading.readers import JsonText
 from auditor.schema import CARD_PATTERN, Column, Table
@@ -96,7 +96,7 @@ def _surely_matching(text: pa.Array, pattern: str) -> np.ndarray | None:
     if pattern == PLAIN_INT:
         return _short_digits(text)
     if pattern in _ONE_SHAPE and _one_shape(text, pattern):
-        return text.is_valid().to_numpy(zero_copy_only=False).copy()
+        return bools(text.is_valid())
     return None
 
 
@@ -112,11 +112,11 @@ def _short_digits(text: pa.Array) -> np.ndarray:
     integers: no sign), told from the cells' lengths alone: 4M cells 25-70 -> some 10 ms."""
     if _any_non_digit(text_bytes(text)):
         digits = pc.and_(pc.ascii_is_decimal(text), pc.less_equal(pc.binary_length(text), 18))
-        return pc.fill_null(digits, False).to_numpy(zero_copy_only=False).copy()
+        return bools(digits)
     lengths = np.diff(text_offsets(text))
     short = (lengths >= 1) & (lengths <= 18)
     if text.null_count:
-        short &= text.is_valid().to_numpy(zero_copy_only=False)
+        short &= bools(text.is_valid())
     return short
 
 
@@ -191,7 +191,7 @@ def _exact_ints(digits: pa.Array | pa.ChunkedArray | None, index: pd.Index) -> p
     Arrow: pandas' to_numeric goes through float64 when there are nulls and rounds large amounts."""
     assert digits is not None  # text, as `as_text` makes it
     ints = digits.cast(pa.int64())
-    mask = ints.is_null().to_numpy(zero_copy_only=False)
+    mask = bools(ints.is_null())
     return pd.Series(pd.arrays.IntegerArray(ints.fill_null(0).to_numpy(), mask), index=index)  # never through float64
 
 

@@ -1802,7 +1802,7 @@ def invalid_utf8(array: pa.Array) -> np.ndarray:
             except UnicodeDecodeError:
                 bad.append(i)
     found = np.asarray(bad, dtype=np.int64)
-    return found[array.is_valid().to_numpy(zero_copy_only=False)[found]] if array.null_count and len(found) else found
+    return found[bools(array.is_valid())[found]] if array.null_count and len(found) else found
 
 
 def _cells_are_utf8(data: np.ndarray, starts: np.ndarray) -> bool:
