@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -1997,3 +1998,41 @@ def test_a_parquet_file_whose_rows_cannot_be_converted_counts_them_quarantined(t
     assert source.error and "zoneinfo" in source.error
     assert (source.rows_read, source.rows_quarantined) == (2, 2)
     assert "(2 rows quarantined)" in bundle.quarantine.iloc[0]["reason"]
+
+
+_FAR_DAYS = pa.array([2_932_906, 20_000], type=pa.int32()).cast(pa.date32())  # 10000-01-10, 2024-10-04
+_FAR_TIMES = pa.array([2**62, 0], type=pa.int64()).cast(pa.timestamp("us"))  # year 148108, 1970
+_ARROW_CELLS: dict[str, pa.Array] = {
+    "date32": _FAR_DAYS,
+    "date64": pa.array([253_402_300_800_000 + 86_400_000, 0], type=pa.int64()).cast(pa.date64()),
+    "dictionary of dates": pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), _FAR_DAYS),
+    "timestamp": _FAR_TIMES,
+    "duration": pa.array([2**62, 1], type=pa.duration("s")),
+    "time of day": pa.array([1, 2], type=pa.int64()).cast(pa.time64("us")),
+    "decimal": pa.array([Decimal("1.5"), Decimal("1e30")], type=pa.decimal128(38, 1)),
+    "half float": pa.array([1.0, 2.5], type=pa.float64()).cast(pa.float16()),
+    "struct of a date": pa.StructArray.from_arrays([_FAR_DAYS], names=["d"]),
+    "struct of a time": pa.StructArray.from_arrays([_FAR_TIMES], names=["t"]),
+    "list of dates": pa.ListArray.from_arrays(pa.array([0, 1, 2], pa.int32()), _FAR_DAYS),
+    "large list of times": pa.LargeListArray.from_arrays(pa.array([0, 1, 2], pa.int64()), _FAR_TIMES),
+    "map to dates": pa.MapArray.from_arrays(pa.array([0, 1, 2], pa.int32()), pa.array(["k", "k"]), _FAR_DAYS),
+}
+
+
+@pytest.mark.parametrize("column", ["player_id", "birth_date"])
+@pytest.mark.parametrize("kind", list(_ARROW_CELLS))
+def test_any_arrow_type_in_a_parquet_column_is_a_value_or_a_bad_cell_never_an_unreadable_file(tmp_path: Path, kind: str, column: str) -> None:
+    """Each kind of cell Parquet can hold, Python's own types cannot always (a date past 9999, a time
+    in year 148108): written where the format has text (an id) or a date, every row is either read
+    or quarantined as a bad cell of its own, and the file's rows are counted."""
+    entries = pa.table({
+        "tournament_id": ["TR1", "TR1"], "player_id": ["P1", "P2"],
+        "birth_date": pa.array([7_000, 8_000], pa.int32()).cast(pa.date32()), "excluded": [False, False], "registered": [True, True],
+    })
+    at = entries.schema.get_field_index(column)
+    pq.write_table(entries.set_column(at, column, _ARROW_CELLS[kind]), tmp_path / "tournament_entries.parquet")
+    bundle = load_bundle(tmp_path)
+    source = next(f for f in bundle.files if f.table == "tournament_entries")
+    assert source.error is None
+    assert source.rows_read == 2 and source.rows_read == source.rows_audited + source.rows_quarantined
+    assert len(bundle.frames.get("tournament_entries", [])) + len(bundle.quarantine) == 2
