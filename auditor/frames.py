@@ -90,7 +90,7 @@ def text_categories(column: pa.ChunkedArray) -> pd.Categorical:
             # an int32 index through its casting path (4M codes: 30 -> 9 ms).
             indices = pc.take(maps[i].cast(pa.from_numpy_dtype(codes.dtype)), indices)
         part = codes[at : at + len(chunk)]
-        part[:] = np.frombuffer(indices.buffers()[1], dtype=indices.type.to_pandas_dtype())[indices.offset : indices.offset + len(indices)]
+        part[:] = _values(indices)
         if indices.null_count:
             part[bools(indices.is_null())] = -1
         at += len(chunk)
@@ -103,10 +103,15 @@ def masked_integers(column: pa.ChunkedArray) -> pd.arrays.IntegerArray:
     makes it (`types_mapper`), but its mask unpacked by numpy (`bools`) and its chunks' values
     copied once (pandas joins the chunks, then copies them): the month's ten such columns, some
     107 -> 50 ms."""
-    kind = column.type.to_pandas_dtype()
-    values = [np.frombuffer(chunk.buffers()[1], dtype=kind)[chunk.offset : chunk.offset + len(chunk)] for chunk in column.chunks]
-    data = np.concatenate(values) if values else np.zeros(0, dtype=kind)
+    data = np.concatenate([_values(chunk) for chunk in column.chunks]) if column.num_chunks else np.zeros(0, dtype=column.type.to_pandas_dtype())
     return pd.arrays.IntegerArray(data, bools(pc.is_null(column)))
+
+
+def _values(array: pa.Array) -> np.ndarray:
+    """An Arrow array of numbers as its values buffer holds them, uncopied and read-only: what lies
+    under a null is whatever the buffer holds there (`to_numpy` would make floats of integers with
+    nulls)."""
+    return np.frombuffer(array.buffers()[1], dtype=array.type.to_pandas_dtype())[array.offset : array.offset + len(array)]
 
 
 def _code_type(n: int) -> type[np.signedinteger]:

@@ -13,7 +13,6 @@ from auditor.frames import (
     _search_index, _sortable, among, arrow, as_categories, bools, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key,
     later_occurrences, masked_integers, named, order_by, positions, reduce_by, repeated_ids, row_sums, rows_holding, run_starts, stable_sorted, sums_by, text_categories, unique_inverse,
 )
-from auditor.loading.readers import _NULLABLE
 
 
 def _frames() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -913,10 +912,10 @@ def test_text_categories_are_the_categorical_pandas_makes_of_a_dictionary(many: 
         assert got.cat.codes.tolist() == want.cat.codes.tolist()
 
 
-@pytest.mark.parametrize("kind", [pa.int64(), pa.int32(), pa.uint64(), pa.int8()])
-def test_masked_integers_are_pandas_nullable_integers(kind: pa.DataType) -> None:
+@pytest.mark.parametrize(("kind", "nullable"), [(pa.int64(), pd.Int64Dtype()), (pa.int32(), pd.Int32Dtype()), (pa.uint64(), pd.UInt64Dtype()), (pa.int8(), pd.Int8Dtype())])
+def test_masked_integers_are_pandas_nullable_integers(kind: pa.DataType, nullable: pd.api.extensions.ExtensionDtype) -> None:
     column = pa.chunked_array([pa.array([1, None, 3], kind), pa.array([None, 5], kind), pa.array([7, None, 9, None], kind).slice(1, 2)])
-    got, want = pd.Series(masked_integers(column)), column.to_pandas(types_mapper=_NULLABLE.get)
+    got, want = pd.Series(masked_integers(column)), column.to_pandas(types_mapper={kind: nullable}.get)
     assert got.dtype == want.dtype
     assert got.equals(want)
     assert got.isna().tolist() == [False, True, False, True, False, True, False]

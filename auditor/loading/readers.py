@@ -1812,15 +1812,6 @@ def _cells_are_utf8(data: np.ndarray, starts: np.ndarray) -> bool:
     return _is_utf8(data) and not ((data[inside] & 0xC0) == 0x80).any()
 
 
-# Arrow types whose nulls numpy cannot hold: converted to pandas' nullable types (never via float64,
-# which rounds integers past 2**53).
-_NULLABLE = {
-    pa.int8(): pd.Int8Dtype(), pa.int16(): pd.Int16Dtype(), pa.int32(): pd.Int32Dtype(), pa.int64(): pd.Int64Dtype(),
-    pa.uint8(): pd.UInt8Dtype(), pa.uint16(): pd.UInt16Dtype(), pa.uint32(): pd.UInt32Dtype(), pa.uint64(): pd.UInt64Dtype(),
-    pa.bool_(): pd.BooleanDtype(),
-}
-
-
 def parquet_frame(table: pa.Table, categories: Collection[str] = (), floats: Collection[str] = ()) -> pd.DataFrame:
     """The table as pandas, typed by its Arrow types alone. The writer's pandas metadata is a claim
     about the data, not the data: a file whose metadata calls a text column boolean, or naive times
@@ -1916,7 +1907,7 @@ def exact_frame(table: pa.Table) -> pd.DataFrame:
     distinct, as `parquet_frame` leaves them) becomes the Categorical pandas would make of it, by
     `text_categories`. Uses up `table`."""
     flags = [f.name for f in table.schema if pa.types.is_boolean(f.type)]
-    nullable = [f.name for f in table.schema if f.type in _NULLABLE and f.name not in flags and table.column(f.name).null_count]
+    nullable = [f.name for f in table.schema if pa.types.is_integer(f.type) and table.column(f.name).null_count]
     extra = {n: pd.Series(masked_integers(table.column(n))) for n in nullable}
     # Booleans' bits unpacked by numpy (`bools`), not by Arrow a value at a time (the month's 13M
     # flags: some 25 ms).
