@@ -203,6 +203,27 @@ def child_by_partition(bundle: Path, out: Path) -> None:
                                   "parts": len(result.bundle.files), "peak_gib": own_peak_gib()}))
 
 
+def audit_once(bundle: Path, out: Path, workers: int) -> dict[str, Any]:
+    """One whole audit as the CLI runs it, its outputs written to `out` (html, jsonl, summary): the
+    outputs prepared beside the audit, the spilled findings closed once written. Returns the
+    summary. The process must have been set up as the CLI's is (`before_imports`, ...)."""
+    from auditor.engine import audit_bundle
+    from auditor.report.outputs import build_summary
+    from auditor.report.write import prepare_outputs, write_outputs
+    from auditor.rules import select_rules
+    from auditor.ruleset import load_ruleset
+
+    prepared = prepare_outputs({"html", "jsonl"})
+    result = audit_bundle(bundle, load_ruleset(), select_rules(), lang="ca", workers=workers)
+    out.mkdir(parents=True, exist_ok=True)
+    summary = build_summary(result, "major")
+    prepared.join()
+    write_outputs(result, summary, out, {"html", "jsonl"}, "ca")
+    if result.spilled is not None:
+        result.spilled.close()
+    return summary
+
+
 def child(bundle: Path, out: Path, workers: int | None, again: bool = False) -> None:
     """Runs in its own process so that its peak memory is the audit's alone. The audit the CLI runs
     (`audit_bundle`: a game's tables loaded, audited and let go at a time; its phases are the sums
@@ -256,13 +277,7 @@ def child(bundle: Path, out: Path, workers: int | None, again: bool = False) -> 
         gc.collect()
         before = own_usage()
         started, cpu_started = time.perf_counter(), time.process_time()
-        prepared = prepare_outputs({"html", "jsonl"})
-        result = audit_bundle(bundle, load_ruleset(), select_rules(), lang="ca", workers=workers)
-        summary = build_summary(result, "major")
-        prepared.join()
-        write_outputs(result, summary, out, {"html", "jsonl"}, "ca")
-        if result.spilled is not None:
-            result.spilled.close()
+        summary = audit_once(bundle, out, workers)
         after = own_usage()
         report["again"] = {"total": time.perf_counter() - started, "cpu": time.process_time() - cpu_started, "user": after["user"] - before["user"],
                            "sys": after["sys"] - before["sys"], "faults": after["faults"] - before["faults"],
