@@ -898,10 +898,17 @@ def test_text_categories_are_the_categorical_pandas_makes_of_a_dictionary(many: 
         return pa.array([rng.choice(pool) if rng.random() > 0.1 else None for _ in range(n)], type=pa.string()).dictionary_encode()
     first = chunk(names[:-2], 400)
     same = pa.DictionaryArray.from_arrays(pa.array([0, 1, None, 2], type=pa.int32()), first.dictionary)
+    def small_codes(pool: list[str]) -> pa.DictionaryArray:  # int8 codes, as a stored pandas Categorical's
+        coded = chunk(pool, 300)
+        return pa.DictionaryArray.from_arrays(coded.indices.cast(pa.int8()), coded.dictionary)
+
+    wide = [f"Q{i:03d}" for i in range(300)]
     cases = [
         pa.chunked_array([first]),
         pa.chunked_array([first, same]),
         pa.chunked_array([first, chunk(list(reversed(names)), 500), same.slice(1)]),
+        # Each chunk's names fit int8 codes; together (300 names) they do not.
+        pa.chunked_array([small_codes(wide[:100]), small_codes(wide[100:200]).slice(7), small_codes(wide[200:])]),
     ]
     for column in cases:
         got, want = pd.Series(text_categories(column)), _pandas_categorical(column)
