@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from helpers import CDF_TABLE, at, bet, cdf, coup, dice, json_record, spin, stake_row, throw, wheel, write_bundle
@@ -2036,3 +2037,28 @@ def test_any_arrow_type_in_a_parquet_column_is_a_value_or_a_bad_cell_never_an_un
     assert source.error is None
     assert source.rows_read == 2 and source.rows_read == source.rows_audited + source.rows_quarantined
     assert len(bundle.frames.get("tournament_entries", [])) + len(bundle.quarantine) == 2
+
+
+def test_parquet_dictionaries_of_small_codes_differing_by_row_group_are_read_whole(tmp_path: Path) -> None:
+    """A file whose stored Arrow schema holds a text column as a dictionary of int8 codes (as pyarrow
+    writes a pandas Categorical), each row group with a dictionary of its own, fewer than 128 names
+    each but more in all: every row's value read as written, none quarantined. Arrow's dictionary
+    unifier refuses such codes as they are ("requires a larger index type")."""
+    bundle = tmp_path / "month"
+    shutil.copytree(SAMPLES / "casino-month", bundle)
+    path = bundle / "wheel_bets.parquet"
+    table = pq.read_table(path)
+    players = table.column("player_id").combine_chunks()
+    chunks = []
+    for start in range(0, len(players), 100):
+        coded = players.slice(start, 100).dictionary_encode()
+        chunks.append(pa.DictionaryArray.from_arrays(coded.indices.cast(pa.int8()), coded.dictionary))
+    assert len(pc.unique(players)) > 127 and all(len(c.dictionary) < 128 for c in chunks)
+    table = table.set_column(table.schema.get_field_index("player_id"), pa.field("player_id", chunks[0].type), pa.chunked_array(chunks))
+    pq.write_table(table, path, row_group_size=100)
+    assert pq.read_table(path).column("player_id").type.index_type == pa.int8()  # as written
+    loaded, original = load_bundle(bundle), load_bundle(SAMPLES / "casino-month")
+    bets = [q[q["table"] == "wheel_bets"].reset_index(drop=True) for q in (loaded.quarantine, original.quarantine)]
+    pd.testing.assert_frame_equal(*bets)
+    got, want = loaded.frames["wheel_bets"], original.frames["wheel_bets"]
+    assert got["player_id"].astype(str).tolist() == want["player_id"].astype(str).tolist()
