@@ -76,8 +76,9 @@ def text_categories(column: pa.ChunkedArray) -> pd.Categorical:
     -1 where missing. Arrow's own conversion of the month's 25 such columns: 190-220 -> 90 ms."""
     first = column.chunks[0].dictionary
     if not all(chunk.dictionary.equals(first) for chunk in column.chunks[1:]):
-        # One dictionary for every chunk, each chunk's codes turned into its, by Arrow's unifier:
-        # the names in the order each first appears, chunk by chunk, as `to_pandas` orders them.
+        # One dictionary for every chunk, and each chunk's codes rewritten as codes into it, by
+        # Arrow's unifier: the names in the order each first appears, chunk by chunk, as
+        # `to_pandas` orders them.
         # Its transposition of the codes is a plain loop; Arrow's take, which checks each code's
         # bounds and nulls, took three to four times as long (4M bets' player ids: 35 -> 10 ms).
         # Codes of fewer bits widened first (a file's stored Arrow schema may ask for int8 codes):
