@@ -898,6 +898,7 @@ def test_text_categories_are_the_categorical_pandas_makes_of_a_dictionary(many: 
         return pa.array([rng.choice(pool) if rng.random() > 0.1 else None for _ in range(n)], type=pa.string()).dictionary_encode()
     first = chunk(names[:-2], 400)
     same = pa.DictionaryArray.from_arrays(pa.array([0, 1, None, 2], type=pa.int32()), first.dictionary)
+
     def small_codes(pool: list[str]) -> pa.DictionaryArray:  # int8 codes, as a stored pandas Categorical's
         coded = chunk(pool, 300)
         return pa.DictionaryArray.from_arrays(coded.indices.cast(pa.int8()), coded.dictionary)

@@ -2042,8 +2042,9 @@ def test_any_arrow_type_in_a_parquet_column_is_a_value_or_a_bad_cell_never_an_un
 def test_parquet_dictionaries_of_small_codes_differing_by_row_group_are_read_whole(tmp_path: Path) -> None:
     """A file whose stored Arrow schema holds a text column as a dictionary of int8 codes (as pyarrow
     writes a pandas Categorical), each row group with a dictionary of its own, fewer than 128 names
-    each but more in all: every row's value read as written, none quarantined. Arrow's dictionary
-    unifier refuses such codes as they are ("requires a larger index type")."""
+    each but more in all: every row's value read as written, and no row quarantined but those the
+    sample's own file has. Arrow's dictionary unifier refuses such codes as they are ("requires a
+    larger index type"): unwidened, the whole file was unreadable."""
     bundle = tmp_path / "month"
     shutil.copytree(SAMPLES / "casino-month", bundle)
     path = bundle / "wheel_bets.parquet"
