@@ -85,7 +85,7 @@ def text_categories(column: pa.ChunkedArray) -> pd.Categorical:
         # the unifier refuses names past what the codes' type holds, where each chunk has fewer.
         if column.type.index_type.bit_width < 32:
             column = column.cast(pa.dictionary(pa.int32(), column.type.value_type))
-        column = pa.table({"c": column}).unify_dictionaries().column(0)
+        column = column.unify_dictionaries()
     chunks = column.chunks
     names = chunks[0].dictionary
     codes = np.empty(len(column), dtype=_code_type(len(names)))
