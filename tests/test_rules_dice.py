@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from helpers import audit, dbet, dice, found, throw, write_bundle
 
 from auditor.engine import run_audit
 from auditor.loading import load_bundle
 from auditor.rules import select_rules
+from auditor.rules.dice import played_cents
 from auditor.ruleset import RULESET_DIR, load_ruleset
 
 
@@ -43,6 +45,18 @@ def test_bfr302_payout_odds(tmp_path: Path) -> None:
 def test_bfr302_boundary_plays_half(tmp_path: Path) -> None:
     bets = [dbet("B1", placement="boundary", chips=2000, payout_cents=1000), dbet("B2", placement="boundary", chips=2000, payout_cents=2000)]
     assert found(audit(tmp_path, dice([throw()], bets), "BFR302")) == [("T1", "B2")]
+
+
+def test_a_boundary_bet_plays_half_its_chips_rounded_down() -> None:
+    """The stake a bet plays (epígraf 25, V): its chips, half of them rounded down for a boundary bet
+    (an odd or a negative amount too, as Python's floor division gives it); a bet of another or no
+    placement plays all of its chips."""
+    chips = [2000, 1001, 1, -3, 0, 1001, 1001, 2**62 + 1]
+    placement = ["boundary", "boundary", "boundary", "boundary", "boundary", "simple", None, "boundary"]
+    bets = pd.DataFrame({"chips_cents": pd.array(chips, dtype="int64"),
+                         "placement": pd.Categorical(placement, categories=["simple", "boundary"])})
+    expected = [c // 2 if p == "boundary" else c for c, p in zip(chips, placement, strict=True)]
+    assert played_cents(bets).tolist() == expected == [1000, 500, 0, -2, 0, 1001, 1001, 2**61]
 
 
 def test_bfr303_stake_maximum(tmp_path: Path) -> None:
