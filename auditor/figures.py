@@ -113,8 +113,9 @@ def _chemin_de_fer(f: dict[str, pd.DataFrame], bundle: Bundle) -> pd.DataFrame |
     coups, stakes = f["cdf_coups"], f.get("cdf_stakes")
     amounts = {}
     if stakes is not None:
-        res = stakes["result_cents"].astype("float64").fillna(0)
-        amounts = {"staked_cents": stakes["amount_cents"], "paid_cents": res.clip(lower=0)}
+        # Integers throughout: through float64, a result past 2**53 cents was rounded (and 2M
+        # stakes' cast, fill and clip took 30 ms, numpy's maximum 3).
+        amounts = {"staked_cents": stakes["amount_cents"], "paid_cents": np.maximum(_cents(stakes["result_cents"]), 0)}
     where = bundle.parent_positions("cdf_stakes", "coup_id", "cdf_coups") if stakes is not None else None
     part = _per_table(coups, where, stakes, "chemin_de_fer", amounts, {"cagnotte_cents": coups["cagnotte_cents"]})
     part["house_result_cents"] = part["cagnotte_cents"]

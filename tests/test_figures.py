@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from auditor.figures import _sum_by, combine_figures
+from helpers import cdf, coup, lost, won, write_bundle
 
 
 def _naive(codes: np.ndarray, cents: np.ndarray, n: int) -> list[int]:
@@ -60,3 +63,24 @@ def test_figures_worked_out_beside_the_rules_are_the_bundles_own() -> None:
     # Each game's computed in the thread of its rules, then put together, before any output asks.
     assert all(("figures", game) in bundle._derived for game in GAME_FIGURES) and "table_figures" in bundle._derived
     pd.testing.assert_frame_equal(table_figures(result.bundle), table_figures(load_bundle(bundle.path)))
+
+
+def test_chemin_de_fer_figures_sum_stakes_and_winnings_exactly(tmp_path: Path) -> None:
+    """What the punts staked and what winning stakes received, per table, as exact integers: a
+    result past 2**53 cents is not rounded, a losing stake's result adds nothing to what was paid,
+    and a stake of a void coup without a result counts as staked, never as paid."""
+    from auditor.figures import table_figures
+    from auditor.loading import load_bundle
+
+    big = 10**17 + 1  # past 2**53 (float64 would drop the 1), within the format's 18 digits
+    c1, _ = lost("C1", stake=big, bank_cents=big)
+    c2, _ = won("C2", stake=3000, bank_cents=10000)
+    path = write_bundle(tmp_path / "b", cdf([c1, c2, coup("C3", status="void")], []))
+    # Written as the file holds it: pandas would make a column of integers and None floats.
+    (path / "cdf_stakes.csv").write_text("stake_id,coup_id,player_id,seat,kind,amount_cents,result_cents\n"
+                                         f"S1,C1,P2,2,punt,{big},{big}\nS2,C2,P2,2,punt,3000,-3000\nS3,C3,P2,2,punt,700,\n")
+    bundle = load_bundle(path)
+    assert len(bundle.frames["cdf_stakes"]) == 3 and bundle.quarantine.empty
+    figures = table_figures(bundle)
+    assert figures[["table_id", "rounds", "staked_cents", "paid_cents"]].to_dict("records") == [
+        {"table_id": "T1", "rounds": 3, "staked_cents": big + 3000 + 700, "paid_cents": big}]
