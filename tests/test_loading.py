@@ -1816,6 +1816,53 @@ def test_the_quick_tests_of_cells_answer_as_the_expression_does(seed: int) -> No
             assert coerce._fullmatch(slots, pattern).tolist() == expected.tolist(), (pattern, shape)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_hands_told_by_their_bytes_match_as_the_expression_does(seed: int) -> None:
+    """Cards are told from each cell's first eight bytes (`_card_hands`), not by the expression: the
+    cells that match are the expression's, cell by cell (hands of two and three cards, each byte
+    of them replaced, cut short or run on, non-ASCII, random text, a hand as the column's last
+    cell), in a column sliced anywhere, with nulls, and with null slots holding a lawful hand."""
+    import auditor.loading.coerce as coerce
+    from auditor.frames import arrow
+
+    rng = np.random.default_rng(seed)
+    ranks, suits = "A23456789TJQK", "SHDC"
+    others = list("AKS 9TC2HD") + ["a", "s", "1", "0", "X", "é", "\x00", "\n", "\t", "10"]
+
+    def hand(cards: int) -> str:
+        return " ".join(rng.choice(list(ranks)) + rng.choice(list(suits)) for _ in range(cards))
+
+    cells: list[str] = []
+    for _ in range(150):
+        good = hand(int(rng.integers(2, 4)))
+        at = int(rng.integers(0, len(good)))
+        cells += [good, good[:at] + str(rng.choice(others)) + good[at + 1:], good[:at], good + str(rng.choice(others)),
+                  " " + good, good + " " + hand(1), hand(1), hand(4), "".join(rng.choice(others, size=int(rng.integers(0, 10))))]
+    cells += ["AS KS", "AS  KS", "AS KS ", "ASKS", "AS\tKS", "1S KS", "AS KX", "as ks", "AS KS QS", "AS KS QS JS", "ÀS KS"]
+    for column in (cells, cells[::-1], [*cells, "TC 5D"], ["9S 8H"]):
+        text = pd.Series(column, dtype="str")
+        expected = text.str.fullmatch(coerce.CARD_PATTERN).to_numpy(dtype=bool)
+        assert 0 < expected.sum() < len(column) or len(column) == 1
+        assert coerce._card_hands(arrow(text)).tolist() == expected.tolist()
+        assert coerce._fullmatch(text, coerce.CARD_PATTERN).tolist() == expected.tolist()
+        for start in (1, 5, 8, len(column) - 1):  # a slice: its first cell's bytes lie past the buffer's start
+            assert coerce._card_hands(arrow(text).slice(start)).tolist() == expected[start:].tolist()
+    with_nulls = pd.Series([None, *cells[:40], None], dtype="str")
+    expected = with_nulls.str.fullmatch(coerce.CARD_PATTERN).fillna(False).to_numpy(dtype=bool)
+    assert coerce._fullmatch(with_nulls, coerce.CARD_PATTERN).tolist() == expected.tolist()
+    data, offsets, valid = b"", [0], []
+    for cell in cells[:40]:
+        for value, ok in ((cell, True), ("AS KS", False)):
+            data += value.encode()
+            offsets.append(len(data))
+            valid.append(ok)
+    slots = pa.Array.from_buffers(pa.large_string(), len(valid), [pa.array(valid).buffers()[1], pa.py_buffer(np.array(offsets, dtype=np.int64).tobytes()),
+                                  pa.py_buffer(data)], null_count=40)
+    sure = coerce._card_hands(slots)
+    assert not sure[1::2].any()  # a null is no hand, whatever its slot holds
+    assert sure[::2].tolist() == pd.Series(cells[:40], dtype="str").str.fullmatch(coerce.CARD_PATTERN).tolist()
+
+
 _CELLS = {
     "int": ["0", "7", "-7", "007", "+7", " 7", "7 ", "7.0", "7.5", "1e3", "123456789012345678", "1234567890123456789", "-", "", "\xa07", "٧"],
     "bool": ["true", "false", "1", "0", "True", "FALSE", " true", "false ", "yes", "", "2", "tru"],

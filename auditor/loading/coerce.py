@@ -95,6 +95,8 @@ def _surely_matching(text: pa.Array, pattern: str) -> np.ndarray | None:
     there is a quicker test than the expression; None where there is none."""
     if pattern == PLAIN_INT:
         return _short_digits(text)
+    if pattern == CARD_PATTERN:
+        return _card_hands(text)
     if pattern in _ONE_SHAPE and _one_shape(text, pattern):
         return bools(text.is_valid())
     return None
@@ -118,6 +120,37 @@ def _short_digits(text: pa.Array) -> np.ndarray:
     if text.null_count:
         short &= bools(text.is_valid())
     return short
+
+
+# Whether two bytes, a rank then a suit, are a card of the format: looked up by the 16-bit number
+# they make read little-endian (the rank its low byte).
+_CARD = np.zeros(1 << 16, dtype=bool)
+for _rank in "A23456789TJQK":
+    for _suit in "SHDC":
+        _CARD[ord(_rank) | ord(_suit) << 8] = True
+
+
+def _card_hands(text: pa.Array) -> np.ndarray:
+    """Cells that match CARD_PATTERN ("9S 8H", "TC 5D TH"): 5 or 8 bytes, a card, a space, a card,
+    and for 8 a space and a card, each card a rank and a suit of the format (a writable mask). Each
+    cell's first eight bytes are read as one word, where they begin (a two-card hand's last three
+    are the next cell's, and never looked at), and its cards and spaces told from the word: 1M
+    hands 45-60 -> 25-40 ms, where Arrow's RE2 ran the expression over every hand."""
+    if not len(text):
+        return np.zeros(0, dtype=bool)
+    offsets = text_offsets(text)
+    lengths = np.diff(offsets)
+    data = np.concatenate([text_bytes(text), np.zeros(8, dtype=np.uint8)])  # a word from any cell's start
+    words = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))[offsets[:-1] - offsets[0]]
+    three = lengths == 8
+    sure = three | (lengths == 5)
+    sure &= _CARD[(words & 0xFFFF).astype(np.intp)]
+    sure &= ((words >> 16) & 0xFF) == ord(" ")
+    sure &= _CARD[((words >> 24) & 0xFFFF).astype(np.intp)]
+    sure &= ~three | ((((words >> 40) & 0xFF) == ord(" ")) & _CARD[(words >> 48).astype(np.intp)])
+    if text.null_count:  # a missing cell's slot may hold bytes
+        sure &= bools(text.is_valid())
+    return sure
 
 
 # Patterns whose text has one layout a column: digits where the pattern takes any digit, every other
