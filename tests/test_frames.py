@@ -11,7 +11,7 @@ import pytest
 
 from auditor.frames import (
     _search_index, _sortable, among, arrow, as_categories, bools, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key,
-    later_occurrences, masked_integers, named, order_by, positions, reduce_by, repeated_ids, row_sums, rows_holding, run_starts, stable_sorted, sums_by, text_categories, unique_inverse,
+    later_occurrences, masked_integers, named, order_by, positions, reduce_by, repeated_ids, row_sums, rows_holding, run_starts, stable_sorted, sums_by, text_categories, unique_inverse, without_rows,
 )
 
 
@@ -729,6 +729,20 @@ def test_rows_holding_are_the_rows_isin_finds(order: str) -> None:
     # As `FindingRuns.kept_ids` gives them: Arrow text, in no order, a missing id naming no row.
     assert rows_holding(values, pa.array([*wanted[::-1], None], type=pa.large_string())).tolist() == expected.tolist()
     assert rows_holding(values, []).tolist() == [] and rows_holding(values.iloc[:0], wanted).tolist() == []
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_rows_dropped_from_text_leave_what_a_filter_leaves(seed: int) -> None:
+    """`without_rows` is Arrow's filter by the rows kept, for any rows dropped (none, every one, the
+    first, the last, runs of them), on text with nulls, of a slice that starts inside its buffer."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 60))
+    cells = [None if rng.random() < 0.2 else "é" * int(rng.integers(0, 3)) + str(i) for i in range(n + 5)]
+    text = pa.array(cells, type=pa.large_string()).slice(5) if seed % 2 else pa.array(cells[:n], type=pa.large_string())
+    for drop in (np.zeros(n, dtype=bool), np.ones(n, dtype=bool), rng.random(n) < 0.3, np.arange(n) < 2, np.arange(n) >= n - 2):
+        got = without_rows(text, np.flatnonzero(drop))
+        assert got.equals(text.filter(pa.array(~drop))), drop
+        assert got.type == text.type
 
 
 def _wrapped(total: int) -> int:

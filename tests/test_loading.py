@@ -1627,6 +1627,25 @@ def test_clean_rows_are_copied_a_column_at_a_time_with_every_kind_of_column_kept
     assert list(frame.columns) == ([] if consume else list(expected.columns))
 
 
+@pytest.mark.parametrize("dropped", [[0], [4999], [7, 8, 9, 10], [0, 1234, 4999], list(range(2500, 2505)), []])
+def test_a_few_rows_dropped_from_many_leave_the_rest_as_they_were(dropped: list[int]) -> None:
+    """A few quarantined rows among thousands: text is copied a run of kept rows at a time
+    (`frames.without_rows`), the other columns by mask; every column is `frame[keep]`'s, missing
+    text included, the first and last rows and runs of dropped rows alike, one chunk or two."""
+    n = 5000
+    rng = np.random.default_rng(len(dropped))
+    ids = [f"B{i:06d}" if i % 7 else None for i in range(n)]
+    one = pd.DataFrame({"id": pd.Series(ids, dtype="str"), "n": rng.integers(0, 99, n),
+                        "_file": pd.Categorical.from_codes(rng.integers(0, 2, n), categories=["a.csv", "b.csv"])})
+    two = pd.concat([one.iloc[:3000], one.iloc[3000:]], ignore_index=True)  # text of two chunks
+    for frame in (one, two):
+        keep = np.ones(n, dtype=bool)
+        keep[dropped] = False
+        expected = frame[keep].reset_index(drop=True)
+        pd.testing.assert_frame_equal(taken(frame, keep), expected)
+        assert taken(frame, keep)["id"].dtype == frame["id"].dtype
+
+
 @pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
 @pytest.mark.parametrize("tz", [None, "UTC", "Asia/Kolkata"])
 def test_times_out_of_range_are_those_pandas_compares_beyond_the_bounds(unit: str, tz: str | None) -> None:
