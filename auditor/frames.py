@@ -37,8 +37,15 @@ def by_code(codes: np.ndarray, answers: np.ndarray) -> np.ndarray:
     """Each row's answer by its code (a Categorical's, a dictionary's), `answers` being one for each
     name; a code of -1 (missing) takes the answer of no name (False, or -1). The codes are made
     numpy's index type first: indexing by int8 or int32 codes goes through numpy's casting path,
-    twice the time of the cast and the plain gather (4M enum codes: 9.5 -> 4.5 ms)."""
+    twice the time of the cast and the plain gather (4M enum codes: 9.5 -> 4.5 ms). A byte code
+    with a byte answer (an enum's code among a few names, whether it is one) is looked up by Arrow's
+    take, which reads byte indices as they are, a code of -1 being byte 255 (4M: 10.7 -> 4 ms)."""
     none = np.zeros(1, dtype=answers.dtype) if answers.dtype == bool else np.full(1, -1, dtype=answers.dtype)
+    if codes.dtype == np.int8 and answers.dtype.itemsize == 1 and len(answers) < 128:
+        table = np.full(256, none[0], dtype=answers.dtype)
+        table[: len(answers)] = answers
+        found = pc.take(pa.array(table.view(np.uint8)), pa.array(codes.view(np.uint8)))
+        return found.to_numpy().view(answers.dtype).copy()  # Arrow's memory is read-only
     return np.append(answers, none)[codes.astype(np.intp, copy=False)]
 
 

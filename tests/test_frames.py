@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 
 from auditor.frames import (
-    _search_index, _sortable, among, arrow, as_categories, bools, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key,
+    _search_index, _sortable, among, arrow, as_categories, bools, by_code, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key,
     later_occurrences, masked_integers, named, order_by, positions, reduce_by, repeated_ids, row_sums, rows_holding, run_starts, stable_sorted, sums_by, text_categories, unique_inverse, without_rows,
 )
 
@@ -571,6 +571,22 @@ def test_codes_in_locates_text_and_enum_values_among_names() -> None:
     names = ["asos", "petit", "gran"]
     assert codes_in(pd.Series(["gran", None, "none", "asos"], dtype="str"), names).tolist() == [2, -1, -1, 0]
     assert codes_in(_enum(["gran", None, "none", "asos"], ["none", "asos", "gran"]), names).tolist() == [2, -1, -1, 0]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_by_code_gives_each_row_its_codes_answer_and_a_missing_code_none(seed: int) -> None:
+    """Each row takes the answer of its code (a Categorical's, a dictionary's), -1 (missing) that of
+    no name (False, or -1): byte codes with byte answers (looked up by Arrow), wider codes or
+    answers (by numpy) alike; the answer is the caller's to write."""
+    rng = np.random.default_rng(seed)
+    names = int(rng.integers(1, 128))
+    for code_type in (np.int8, np.int16, np.int32):
+        codes = rng.integers(-1, names, 500).astype(code_type)
+        for answers in (rng.integers(-1, names, names).astype(np.int8), rng.random(names) < 0.5, rng.integers(-1, 10**6, names)):
+            none = False if answers.dtype == bool else -1
+            got = by_code(codes, answers)
+            assert got.dtype == answers.dtype and got.flags.writeable
+            assert got.tolist() == [answers[c] if c >= 0 else none for c in codes.tolist()]
 
 
 @pytest.mark.parametrize("enum", [True, False])
