@@ -7,6 +7,7 @@ natively and is an order of magnitude faster on millions of ids, so membership t
 from __future__ import annotations
 
 import functools
+import weakref
 from dataclasses import dataclass
 from typing import Literal
 
@@ -181,7 +182,7 @@ def rows_holding(values: pd.Series, wanted: pa.Array | list[str]) -> np.ndarray:
     ids = arrow(values)
     if not len(ids) or not len(wanted):
         return np.zeros(0, dtype=np.int64)
-    index = _search_index(ids)
+    index = _search_index(ids, _arrow_source(values))
     if index is not None and (index.rows is None or not (index.ordered[1:] == index.ordered[:-1]).any()):
         # Measured in bytes by Arrow, not a Python string at a time (the month's 60k ids: 80 -> 2 ms).
         text = arrow(wanted).cast(pa.large_string())
@@ -204,11 +205,12 @@ def positions(keys: pd.Series | pa.Array, ids: pd.Series | pa.Array) -> np.ndarr
         return np.full(len(keys), -1, dtype=np.int64)
     if pa.types.is_dictionary(left.type):  # text held as codes: its few names looked up
         return by_code(dictionary_codes(left), positions(left.dictionary, value_set))
+    source = _arrow_source(ids)
     if value_set.type != left.type:
-        value_set = value_set.cast(left.type)
+        value_set, source = value_set.cast(left.type), None
     if len(left) * 8 < len(value_set):
         return _few_positions(left, value_set)
-    merged = _sorted_positions(left, value_set)
+    merged = _sorted_positions(left, value_set, source)
     if merged is not None:
         return merged
     numbered = _numbered_positions(left, value_set)
@@ -233,15 +235,16 @@ def _few_positions(keys: pa.Array, ids: pa.Array) -> np.ndarray:
     return np.where(at >= 0, first_row[np.maximum(at, 0)] if len(first_row) else -1, -1)
 
 
-def _sorted_positions(keys: pa.Array, ids: pa.Array) -> np.ndarray | None:
+def _sorted_positions(keys: pa.Array, ids: pa.Array, source: pa.ChunkedArray | None = None) -> np.ndarray | None:
     """`positions` without hashing, for the way logs are written: ids each the same number of bytes
     (C00000001), in increasing order or in a few increasing runs (`_search_index`), and items grouped
     by their round. Each run of equal keys is looked up once, by binary search among the ids
     compared as the fixed-width bytes they are; a key of another length cannot equal any id. None
-    (hash instead) when the data is not so."""
+    (hash instead) when the data is not so. `source`: the pandas column `ids` come from, uncast
+    (`_search_index`)."""
     if not pa.types.is_large_string(keys.type) or len(keys) < 2:
         return None
-    index = _search_index(ids)
+    index = _search_index(ids, source)
     if index is None:
         return None
     change = bools(pc.not_equal(keys[:-1], keys[1:]), null=True)  # a null is a run of its own
@@ -275,7 +278,42 @@ class _SearchIndex:
         return np.where(found >= 0, self.rows[np.maximum(found, 0)], -1)
 
 
-def _search_index(ids: pa.Array) -> _SearchIndex | None:
+def _arrow_source(values: object) -> pa.ChunkedArray | None:
+    """The Arrow data of a pandas column of Arrow text in one chunk, the same object for as long as
+    the column lives (a new Series of the same column included); None for anything else (the ids
+    of several chunks are a fresh copy joined for each search, which a kept index would hold on to)."""
+    if isinstance(values, pd.Series) and is_arrow_text(values):
+        source = values.array.__arrow_array__()
+        return source if isinstance(source, pa.ChunkedArray) and source.num_chunks == 1 else None
+    return None
+
+
+# Each column's search index, by the identity of its Arrow data, kept as long as that lives and no
+# longer (a weak reference, whose end removes it): a round table's ids are looked up by the load for
+# its items, again by the let-go and the report for the rows findings name (1M ids: 5-15 ms each
+# time, their order and widths). Arrow's arrays cannot be a WeakKeyDictionary's keys (unhashable).
+_INDEXES: dict[int, tuple[weakref.ref[pa.ChunkedArray], _SearchIndex | None]] = {}
+
+
+def _search_index(ids: pa.Array, source: pa.ChunkedArray | None = None) -> _SearchIndex | None:
+    """`_ids_search_index(ids)`; with `source`, the pandas column `ids` are (`_arrow_source`), worked
+    out once for that column."""
+    if source is None:
+        return _ids_search_index(ids)
+    key = id(source)
+    held = _INDEXES.get(key)
+    if held is not None and held[0]() is source:
+        return held[1]
+    index = _ids_search_index(ids)
+
+    def forget(_: weakref.ref[pa.ChunkedArray]) -> None:
+        _INDEXES.pop(key, None)
+
+    _INDEXES[key] = (weakref.ref(source, forget), index)
+    return index
+
+
+def _ids_search_index(ids: pa.Array) -> _SearchIndex | None:
     """`ids` ready for a binary search of their bytes (`_found_in_sorted`): text, no null, every id
     of one width. Ids in strictly increasing order, as a log writes them, are searched as they are;
     ids in a few increasing runs (a bundle's parts one after another, each in id order: a run a

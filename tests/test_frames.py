@@ -761,6 +761,38 @@ def test_rows_dropped_from_text_leave_what_a_filter_leaves(seed: int) -> None:
         assert got.type == text.type
 
 
+def test_a_columns_search_index_is_worked_out_once_and_let_go_with_the_column(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A round table's ids are searched by the load (its items' rounds), the let-go and the report
+    (the rows findings name): the index of a column is worked out once and kept while the column's
+    data lives, a new Series of the same column included; a column of several chunks (joined
+    afresh for each search) is not kept; the answers are those of a fresh index."""
+    import gc
+
+    import auditor.frames as frames
+
+    worked: list[int] = []
+    fresh = frames._ids_search_index
+    monkeypatch.setattr(frames, "_ids_search_index", lambda ids: worked.append(len(ids)) or fresh(ids))
+    frame = pd.DataFrame({"id": pd.Series([f"C{i:05d}" for i in range(0, 900, 3)], dtype="str")})
+    # Items grouped by their round, enough of them to be searched for (a few would be hashed).
+    keys = pd.Series([k for k in ["C00000", "C00003", "C00004", "C00897", None] for _ in range(10)], dtype="str")
+    expected = [at for at in [0, 1, -1, 299, -1] for _ in range(10)]
+    assert positions(keys, frame["id"]).tolist() == expected
+    assert rows_holding(frame["id"], ["C00003", "C00897", "C00004"]).tolist() == [1, 299]
+    assert positions(keys, frame["id"]).tolist() == expected
+    assert worked == [300]  # once, for the three searches
+    held = len(frames._INDEXES)
+    del frame
+    gc.collect()
+    assert len(frames._INDEXES) == held - 1
+    two = pd.concat([pd.DataFrame({"id": pd.Series(["C00000", "C00003"], dtype="str")}),
+                     pd.DataFrame({"id": pd.Series(["C00006", "C00009"], dtype="str")})], ignore_index=True)["id"]
+    assert two.array.__arrow_array__().num_chunks == 2
+    assert positions(pd.Series(["C00006", "C00006", "C00001"], dtype="str"), two).tolist() == [2, 2, -1]
+    assert rows_holding(two, ["C00009"]).tolist() == [3]
+    assert worked == [300, 4, 4]
+
+
 def _wrapped(total: int) -> int:
     """A Python integer as int64 arithmetic leaves it (modulo 2**64, signed)."""
     return (total + 2**63) % 2**64 - 2**63
