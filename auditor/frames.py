@@ -1101,6 +1101,17 @@ def fixed_width_bytes(series: pd.Series, width: int) -> np.ndarray:
     return text_bytes(array).reshape(len(array), width)
 
 
+def first_words(text: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """(words, lengths): each cell's first eight bytes as one little-endian unsigned word, read
+    where the cell begins (a shorter cell's word ends with the bytes after it, zeros past the
+    last), and each cell's length in bytes. Short fixed layouts (a hand of cards) are then told
+    apart by shifts and masks of a word, not by a grid of their bytes padded by Arrow."""
+    offsets = text_offsets(text)
+    data = np.concatenate([text_bytes(text), np.zeros(8, dtype=np.uint8)])
+    words = np.ndarray(shape=(len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))[offsets[:-1] - offsets[0]]
+    return words, np.diff(offsets)
+
+
 def text_offsets(array: pa.Array) -> np.ndarray:
     """Where each value of `array` (string, binary or their large forms) begins in its data buffer,
     and where the last ends: its slice's len + 1 offsets, uncopied."""

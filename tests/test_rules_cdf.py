@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 from helpers import (
     CDF_TABLE,
@@ -605,3 +607,37 @@ def test_stakes_of_a_coup_id_written_twice_are_judged_against_neither_coup(tmp_p
     s3[0]["result_cents"] = -9000
     f = audit(tmp_path, cdf([c1, c2, c3], s1 + s2 + s3), "CDF110,CDF128", quarantine_ok=True)
     assert found(f) == [("C3", None), ("C3", "C3-S1")]
+
+
+def test_hands_are_read_card_by_card_as_the_format_writes_them() -> None:
+    """Each hand's cards as values (A=1, 2-9, T J Q K = 0) and 0-51 codes (rank × 4 + suit), -1 where a
+    two-card hand has no third, and its count of cards: every two-card hand and random three-card
+    hands, read from each hand's bytes as the load lets hands through, and the same read through
+    the padded grid a column of any other text takes (a missing hand, a cell of six bytes)."""
+    import random
+
+    from auditor.rules.cdf_replay import RANKS, SUITS, parse_hands
+
+    rng = random.Random(7)
+    cards = [r + s for r in RANKS for s in SUITS]
+    hands = [f"{a} {b}" for a in cards for b in cards] + [" ".join(rng.sample(cards, 3)) for _ in range(3000)]
+    rng.shuffle(hands)
+
+    def expected(hand: str) -> tuple[list[int], list[int], int]:
+        held = hand.split()
+        values = [min(RANKS.index(c[0]) + 1, 10) % 10 for c in held] + [-1] * (3 - len(held))
+        codes = [RANKS.index(c[0]) * 4 + SUITS.index(c[1]) for c in held] + [-1] * (3 - len(held))
+        return values, codes, len(held)
+
+    want = [expected(h) for h in hands]
+    for column in (hands, [*hands, None], [*hands, "AS KS "], [*hands, "AS K", "S 9H"]):
+        values, codes, count = parse_hands(pd.Series(column, dtype="str"))
+        assert values[: len(hands)].tolist() == [v for v, _, _ in want]
+        assert codes[: len(hands)].tolist() == [c for _, c, _ in want]
+        assert count[: len(hands)].tolist() == [n for _, _, n in want]
+        # Whichever way a column is read, each cell reads as the grid of its bytes reads it (a
+        # missing cell after the column makes it take the grid).
+        grid = parse_hands(pd.Series([*column, None], dtype="str"))
+        assert all(np.array_equal(got, by_grid[: len(column)]) for got, by_grid in zip((values, codes, count), grid, strict=True))
+    values, codes, count = parse_hands(pd.Series([*hands[:3], None], dtype="str"))
+    assert values[3].tolist() == codes[3].tolist() == [-1, -1, -1] and count[3] == 0  # a missing hand holds no card
