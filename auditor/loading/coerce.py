@@ -395,8 +395,11 @@ def _parse_enum(raw: pd.Series, column: Column) -> tuple[pd.Series, pd.Series, s
     text = _enum_cells(raw)
     names = list(column.values)
     codes = codes_in(text, names)
-    bad = pd.Series(text.notna().to_numpy() & (codes < 0), index=text.index)
-    return coded(codes, names, text.index), bad, "not one of " + "|".join(names)
+    if isinstance(text.dtype, pd.CategoricalDtype) and text.cat.categories.isin(names).all():
+        bad = np.zeros(len(text), dtype=bool)  # every name read is the format's: no cell can be bad
+    else:
+        bad = text.notna().to_numpy() & (codes < 0)
+    return coded(codes, names, text.index), pd.Series(bad, index=text.index), "not one of " + "|".join(names)
 
 
 def _parse_cards(raw: pd.Series) -> tuple[pd.Series, pd.Series, str]:
