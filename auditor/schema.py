@@ -14,6 +14,8 @@ ColumnType = Literal["str", "int", "float", "bool", "timestamp", "date", "enum",
 Requirement = Literal["req", "opt", "settled"]
 
 GAMES = ("chemin_de_fer", "wheel_of_fortune", "banca_francesa")
+RANKS = "A23456789TJQK"  # a card's first byte, in rank order (A, 2-9, T, J, Q, K)
+SUITS = "SHDC"  # its second byte
 CARD_PATTERN = r"[A2-9TJQK][SHDC]( [A2-9TJQK][SHDC]){1,2}"
 
 

@@ -20,7 +20,7 @@ from auditor.frames import (
     arrow, bools, coded, codes_in, first_words, fixed_width, is_arrow_text, is_text_categories, masked_numbers, text_array, text_bytes, text_offsets,
 )
 from auditor.loading.readers import JsonText
-from auditor.schema import CARD_PATTERN, Column, Table
+from auditor.schema import CARD_PATTERN, RANKS, SUITS, Column, Table
 
 # Digits are ASCII: Python's \d also takes other scripts' digits ("١٢"), which no integer or time of
 # the format holds (and Arrow refused to cast, ending the audit). Blanks are Python's \s, spelled out
@@ -125,8 +125,8 @@ def _short_digits(text: pa.Array) -> np.ndarray:
 # Whether two bytes, a rank then a suit, are a card of the format: looked up by the 16-bit number
 # they make read little-endian (the rank its low byte).
 _CARD = np.zeros(1 << 16, dtype=bool)
-for _rank in "A23456789TJQK":
-    for _suit in "SHDC":
+for _rank in RANKS:
+    for _suit in SUITS:
         _CARD[ord(_rank) | ord(_suit) << 8] = True
 
 

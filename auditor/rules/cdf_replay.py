@@ -17,10 +17,8 @@ from auditor.frames import (
     among, arrow, as_categories, coded, differs_from_previous, first_words, fixed_width_bytes, isin, join_on_key, row_sums, stable_sorted, sums_by,
 )
 from auditor.rules.base import Context, after_gap
-from auditor.schema import REPLAY_ORDER
+from auditor.schema import RANKS, REPLAY_ORDER, SUITS
 
-RANKS = "A23456789TJQK"
-SUITS = "SHDC"
 PUNT_SIDE = ("punt", "banc", "banc_amb_la_taula", "banc_seguit")
 BANC_KINDS = ("banc", "banc_seguit")
 # A shoe's coups in dealing order. Of two coups with one coup_no the repeat is the one dealt later
