@@ -1181,15 +1181,17 @@ def named(codes: np.ndarray, names: list[str], index: pd.Index) -> pd.Series:
     return text_series(pa.array(names, type=pa.large_string()).take(pa.array(codes, mask=codes < 0)), index)
 
 
-def without_rows(values: pa.Array, dropped: np.ndarray) -> pa.Array:
-    """`values` less the rows at `dropped` (positions in increasing order): the runs of rows kept
-    between them, laid end to end by Arrow, a copy of each run's bytes at once. For a few rows
+def without_rows(values: pa.Array | pa.ChunkedArray, dropped: np.ndarray) -> pa.Array:
+    """`values` less the rows at `dropped` (positions in increasing order), as one array: the runs of
+    rows kept between them, laid end to end by Arrow, a copy of each run's bytes at once (a column
+    of several chunks, the parts of a bundle, is sliced as it is, not joined first). For a few rows
     dropped among millions (a log's quarantined rows): Arrow's filter looks at every row's bit
     (4M ids less 2,001: 28 -> 14 ms); a Python step a run, so many runs are the filter's."""
     starts = np.r_[0, dropped + 1].tolist()
     ends = np.r_[dropped, len(values)].tolist()
     runs = [values.slice(start, end - start) for start, end in zip(starts, ends, strict=True) if end > start]
-    return pa.concat_arrays(runs) if runs else values.slice(0, 0)
+    parts = [chunk for run in runs for chunk in (run.chunks if isinstance(run, pa.ChunkedArray) else [run])]
+    return pa.concat_arrays(parts) if parts else pa.array([], type=values.type)
 
 
 def text_series(text: pa.Array, index: pd.Index) -> pd.Series:

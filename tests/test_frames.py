@@ -750,7 +750,8 @@ def test_rows_holding_are_the_rows_isin_finds(order: str) -> None:
 @pytest.mark.parametrize("seed", range(10))
 def test_rows_dropped_from_text_leave_what_a_filter_leaves(seed: int) -> None:
     """`without_rows` is Arrow's filter by the rows kept, for any rows dropped (none, every one, the
-    first, the last, runs of them), on text with nulls, of a slice that starts inside its buffer."""
+    first, the last, runs of them), on text with nulls, of a slice that starts inside its buffer,
+    and on the same text in chunks."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(0, 60))
     cells = [None if rng.random() < 0.2 else "é" * int(rng.integers(0, 3)) + str(i) for i in range(n + 5)]
@@ -759,6 +760,9 @@ def test_rows_dropped_from_text_leave_what_a_filter_leaves(seed: int) -> None:
         got = without_rows(text, np.flatnonzero(drop))
         assert got.equals(text.filter(pa.array(~drop))), drop
         assert got.type == text.type
+        cuts = sorted(rng.integers(0, n + 1, 3).tolist())  # the same text in chunks, some empty
+        chunked = pa.chunked_array([text.slice(a, b - a) for a, b in zip([0, *cuts], [*cuts, n], strict=True)], type=text.type)
+        assert without_rows(chunked, np.flatnonzero(drop)).equals(got), drop
 
 
 def test_a_columns_search_index_is_worked_out_once_and_let_go_with_the_column(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -548,7 +548,7 @@ def taken(frame: pd.DataFrame, keep: np.ndarray, consume: bool = False) -> pd.Da
     for name in list(frame.columns):
         values = frame[name].array
         if few and is_arrow_text(frame[name]):
-            columns[name] = without_rows(arrow(frame[name]), dropped).to_pandas().array
+            columns[name] = without_rows(values.__arrow_array__(), dropped).to_pandas().array
         else:
             columns[name] = values.to_numpy()[keep] if isinstance(values, pd.arrays.NumpyExtensionArray) else values[keep]
         if consume:
