@@ -488,13 +488,17 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
     file_code = np.repeat(np.arange(len(raws), dtype=code_type), [len(r.frame) for r, _ in raws])
     names = np.array([src.name for _, src in raws], dtype=object)
     ids = _raw_ids(table, frame)
-    typed, errors = coerce(table, frame, consume=True)
-    del frame
+    # The cells handed to the typing as columns, which it lets go of as each is typed: the files'
+    # own frames let go first, so that the columns are the cells' last holders.
+    read = [source for _, source in raws]
+    cells = dict(frame.items())
+    del frame, raws, raw
+    typed, errors = coerce(table, cells, consume=True)
     quarantine.append(_cell_quarantine(table, names, file_code, lines, ids, errors))
     bad = np.zeros(len(typed), dtype=bool)
     for err in errors:
         bad[err.positions] = True
-    for (_, source), count in zip(raws, np.bincount(file_code[bad], minlength=len(raws)), strict=True):
+    for source, count in zip(read, np.bincount(file_code[bad], minlength=len(read)), strict=True):
         source.rows_quarantined += int(count)
     # As Series: pandas copies a bare array it is given, and these are made for the frame.
     typed["_file"] = coded(file_code, list(names), typed.index)

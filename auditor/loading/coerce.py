@@ -444,40 +444,48 @@ def _beyond(numbers: tuple[np.ndarray, np.ndarray | None], bound: float, below: 
     return out & ~missing if missing is not None else out
 
 
-def coerce(table: Table, raw: pd.DataFrame, consume: bool = False) -> tuple[pd.DataFrame, list[CellErrors]]:
-    """Type every column of `table`; returns the typed frame (all rows) and the bad cells.
-    `consume`: `raw` is not used again, and each of its columns is dropped from it once typed, so
+def coerce(table: Table, raw: pd.DataFrame | dict[str, pd.Series], consume: bool = False) -> tuple[pd.DataFrame, list[CellErrors]]:
+    """Type every column of `table`; returns the typed frame (all rows) and the bad cells. `raw`:
+    the cells as read, a frame or its columns (a Series each, of one length). `consume`: `raw` is
+    a dict of columns the caller holds no other reference to, each taken out of it once typed, so
     that a table's cells as read and as typed are not all held at once (a CSV file's text columns
-    are several times their typed size: 4M wheel bets, 974 -> 732 MiB of heap at the peak)."""
-    if consume:
-        raw.index = pd.RangeIndex(len(raw))  # as reset_index(drop=True) would, on the caller's own frame
-    else:
-        raw = raw.reset_index(drop=True)
+    are several times their typed size: 4M wheel bets, 974 -> 732 MiB of heap at the peak). Taken
+    out of a dict, not deleted from a frame: each deletion rebuilt the frame's blocks and its Arrow
+    index of names, a dozen calls into Arrow a column that the load's thread waited on for the
+    interpreter's lock held by the rules' (the month's 107 columns: 118-143 ms, 35-45 of it CPU)."""
+    if consume and not isinstance(raw, dict):
+        raise TypeError("coerce(consume=True) takes the columns as a dict, which it empties")
+    columns = raw if isinstance(raw, dict) else dict(raw.items())
+    n = len(next(iter(columns.values()))) if columns else (len(raw) if isinstance(raw, pd.DataFrame) else 0)
+    index = pd.RangeIndex(n)
+    for name, values in columns.items():
+        if not values.index.equals(index):  # as reset_index(drop=True) would
+            columns[name] = values.reset_index(drop=True)
     out: dict[str, pd.Series] = {}
     errors: list[CellErrors] = []
     status = None
     settled: pd.Series | None = None  # rows whose status is settled, worked out once for every column required then
-    if "status" in raw.columns:
-        status = _enum_cells(raw["status"])
+    if "status" in columns:
+        status = _enum_cells(columns["status"])
     for column in table.columns:
-        if column.name in raw.columns:
-            cells = raw[column.name]
+        if column.name in columns:
+            cells = columns[column.name]
         elif column.req == "settled" and status is not None:
             # A column required for settled rows, left out of the file, is missing from every one of
             # them: typed and checked as if each cell were empty (as for a partition without it).
-            cells = pd.Series(None, index=raw.index, dtype=object)
+            cells = pd.Series(None, index=index, dtype=object)
         else:
-            out[column.name] = _null_frame(column, len(raw), raw.index)
+            out[column.name] = _null_frame(column, n, index)
             continue
         values, bad, reason = parse_column(cells, column)
         bad = bad.fillna(False).astype(bool) if isinstance(bad, pd.Series) else bad
         if bad.any():
-            reasons = pd.Series(reason, index=raw.index)[bad] if not isinstance(reason, str) else None
+            reasons = pd.Series(reason, index=index)[bad] if not isinstance(reason, str) else None
             if reasons is None:
                 errors.append(CellErrors(np.flatnonzero(bad.to_numpy()), column.name, str(reason), cells[bad]))
             else:
                 for why, idx in reasons.groupby(reasons).groups.items():
-                    pos = raw.index.get_indexer(idx)
+                    pos = index.get_indexer(idx)
                     errors.append(CellErrors(pos, column.name, str(why), cells.iloc[pos]))
         any_bad = bool(bad.any())
         checked = values.where(~bad) if any_bad else values
@@ -505,9 +513,9 @@ def coerce(table: Table, raw: pd.DataFrame, consume: bool = False) -> tuple[pd.D
             if missing.any():
                 errors.append(CellErrors(np.flatnonzero(missing.to_numpy()), column.name, "required value missing", cells[missing]))
         out[column.name] = checked
-        if consume and column.name in raw.columns:
-            del raw[column.name], cells
-    return pd.DataFrame(out, index=raw.index, copy=False), errors
+        if consume and column.name in columns:
+            del columns[column.name], cells
+    return pd.DataFrame(out, index=index, copy=False), errors
 
 
 def finalize_dtypes(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
