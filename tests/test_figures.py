@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from auditor.figures import _sum_by, combine_figures
+from auditor.figures import _sums_by, combine_figures
 from helpers import cdf, coup, lost, won, write_bundle
 
 
@@ -25,15 +25,18 @@ def test_sums_per_table_are_exact(seed: int) -> None:
     n = int(rng.integers(1, 6))
     size = int(rng.integers(0, 200))
     codes = rng.integers(0, n, size)
-    # Ordinary stakes, signed results, and amounts large enough that float64 would round them.
+    # Ordinary stakes, signed results, and amounts large enough that float64 would round them; one
+    # set of them summed beside another, as a table's staked and paid are.
     scale = [10**4, 10**9, 2**60][seed % 3]
     cents = rng.integers(-scale, scale, size, dtype=np.int64)
-    assert _sum_by(codes, cents, n).tolist() == _naive(codes, cents, n)
+    small = rng.integers(0, 10**4, size, dtype=np.int64)
+    sums = _sums_by(codes, {"cents": cents, "small": small}, n)
+    assert sums["cents"].tolist() == _naive(codes, cents, n) and sums["small"].tolist() == _naive(codes, small, n)
 
 
 def test_a_table_without_items_sums_to_zero() -> None:
-    assert _sum_by(np.array([1, 1]), np.array([5, 7], dtype=np.int64), 3).tolist() == [0, 12, 0]
-    assert _sum_by(np.array([], dtype=np.int64), np.array([], dtype=np.int64), 2).tolist() == [0, 0]
+    assert _sums_by(np.array([1, 1]), {"a": np.array([5, 7], dtype=np.int64)}, 3)["a"].tolist() == [0, 12, 0]
+    assert _sums_by(np.array([], dtype=np.int64), {"a": np.array([], dtype=np.int64)}, 2)["a"].tolist() == [0, 0]
 
 
 def test_parts_of_a_bundle_combine_exactly_even_past_int64() -> None:

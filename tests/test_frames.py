@@ -11,7 +11,7 @@ import pytest
 
 from auditor.frames import (
     _search_index, _sortable, among, arrow, as_categories, bools, by_code, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key,
-    later_occurrences, masked_integers, named, order_by, positions, reduce_by, repeated_ids, row_sums, rows_holding, run_starts, stable_sorted, sums_by, text_categories, unique_inverse, without_rows,
+    later_occurrences, masked_integers, named, order_by, positions, reduce_by, repeated_ids, row_sums, rows_holding, run_starts, stable_sorted, sums_by, sums_by_each, text_categories, unique_inverse, without_rows,
 )
 
 
@@ -817,6 +817,23 @@ def test_sums_by_code_are_int64_sums_whatever_the_amounts() -> None:
         sums_by(np.array([0, -1]), np.array([5, 7]), 2)
     with pytest.raises(IndexError):
         sums_by(np.array([0, 2]), np.array([5, 7]), 2)
+
+
+@pytest.mark.parametrize("n", [1, 7, 5000])  # by Arrow's grouping (a bundle's tables), and by np.add.at past ARROW_GROUPS
+def test_sums_by_each_are_sums_by_of_each(n: int) -> None:
+    rng = np.random.default_rng(n)
+    codes = rng.integers(0, n, 3000)
+    columns = [rng.integers(-10**6, 10**6, 3000), rng.integers(-(2**62), 2**62, 3000), np.full(3000, 2**53 + 1)]
+    got = sums_by_each(codes, columns, n + 2)  # the last two codes have no row: their sums are 0
+    for values, sums in zip(columns, got, strict=True):
+        expected = [_wrapped(sum(int(v) for v, c in zip(values, codes, strict=True) if c == k)) for k in range(n + 2)]
+        assert sums.dtype == np.int64 and sums.tolist() == expected
+    assert [s.tolist() for s in sums_by_each(codes[:0], [np.zeros(0, dtype=np.int64)], 3)] == [[0, 0, 0]]
+    assert sums_by_each(codes, [], n) == []
+    with pytest.raises(ValueError):
+        sums_by_each(np.array([0, -1]), [np.array([5, 7])], 2)
+    with pytest.raises(IndexError):
+        sums_by_each(np.array([0, 2]), [np.array([5, 7])], 2)
 
 
 def _numbered_log(rng: np.random.Generator, n: int, prefix: str, digits: int, first: int) -> list[str | None]:
