@@ -489,7 +489,8 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
     names = np.array([src.name for _, src in raws], dtype=object)
     ids = _raw_ids(table, frame)
     # The cells handed to the typing as columns, which it lets go of as each is typed: the files'
-    # own frames let go first, so that the columns are the cells' last holders.
+    # own frames let go first (`raws`, and the read loop's last `raw`), so that the columns are the
+    # cells' last holders.
     read = [source for _, source in raws]
     cells = dict(frame.items())
     del frame, raws, raw

@@ -456,7 +456,7 @@ def coerce(table: Table, raw: pd.DataFrame | dict[str, pd.Series], consume: bool
     if consume and not isinstance(raw, dict):
         raise TypeError("coerce(consume=True) takes the columns as a dict, which it empties")
     columns = raw if isinstance(raw, dict) else dict(raw.items())
-    n = len(next(iter(columns.values()))) if columns else (len(raw) if isinstance(raw, pd.DataFrame) else 0)
+    n = len(raw) if isinstance(raw, pd.DataFrame) else len(next(iter(raw.values()), ()))
     index = pd.RangeIndex(n)
     for name, values in columns.items():
         if not values.index.equals(index):  # as reset_index(drop=True) would
