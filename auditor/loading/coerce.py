@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from auditor.frames import (
-    arrow, bools, coded, codes_in, first_words, fixed_width, is_arrow_text, is_text_categories, masked_numbers, text_array, text_bytes, text_offsets,
+    arrow, bools, coded, codes_in, first_words, fixed_width, in_words, is_arrow_text, is_text_categories, masked_numbers, text_array, text_bytes, text_offsets,
 )
 from auditor.loading.readers import JsonText
 from auditor.schema import CARD_PATTERN, RANKS, SUITS, Column, Table
@@ -134,17 +134,18 @@ def _card_hands(text: pa.Array) -> np.ndarray:
     """Cells that match CARD_PATTERN ("9S 8H", "TC 5D TH"): 5 or 8 bytes, a card, a space, a card,
     and for 8 a space and a card, each card a rank and a suit of the format (a writable mask). Each
     cell's first eight bytes are read as one word, where they begin (a two-card hand's last three
-    are the next cell's, and never looked at), and its cards and spaces told from the word: 1M
-    hands 45-60 -> 25-40 ms, where Arrow's RE2 ran the expression over every hand."""
+    are the next cell's, and never looked at), and its cards and spaces read from the word's bytes
+    in place (`in_words`): 1M hands 45-60 -> 25-40 ms, where Arrow's RE2 ran the expression over
+    every hand."""
     if not len(text):
         return np.zeros(0, dtype=bool)
     words, lengths = first_words(text)
     three = lengths == 8
     sure = three | (lengths == 5)
-    sure &= _CARD[(words & 0xFFFF).astype(np.intp)]
-    sure &= ((words >> 16) & 0xFF) == ord(" ")
-    sure &= _CARD[((words >> 24) & 0xFFFF).astype(np.intp)]
-    sure &= ~three | ((((words >> 40) & 0xFF) == ord(" ")) & _CARD[(words >> 48).astype(np.intp)])
+    sure &= _CARD[in_words(words, 0, "<u2").astype(np.intp)]
+    sure &= in_words(words, 2, "u1") == ord(" ")
+    sure &= _CARD[in_words(words, 3, "<u2").astype(np.intp)]
+    sure &= ~three | ((in_words(words, 5, "u1") == ord(" ")) & _CARD[in_words(words, 6, "<u2").astype(np.intp)])
     if text.null_count:  # a missing cell's slot may hold bytes
         sure &= bools(text.is_valid())
     return sure
