@@ -109,12 +109,30 @@ def arrow_pool_on_the_heap() -> bool:
     return os.environ.setdefault(ARROW_POOL_VARIABLE, "system") == "system"
 
 
+# The variable numpy's OpenBLAS reads, once, as numpy loads, for how many threads of its own to start.
+BLAS_THREADS_VARIABLE = "OPENBLAS_NUM_THREADS"
+
+
+def one_blas_thread() -> bool:
+    """numpy's OpenBLAS without a thread of its own, set in the environment before numpy is first
+    imported. The audit does no linear algebra, but OpenBLAS starts a thread for each other core as
+    numpy loads, which spins waiting for work before it sleeps: 2026-12-06, `import numpy` alone,
+    0.22-0.27 -> 0.10-0.13 s of CPU (the other core's, while the command's imports go on), each time
+    the command starts. A count the user chose is left as it is. True if OpenBLAS runs on the
+    caller's thread alone from now on; False once numpy is imported (too late: it read the variable
+    as it loaded)."""
+    if "numpy" in sys.modules:
+        return False
+    return os.environ.setdefault(BLAS_THREADS_VARIABLE, "1") == "1"
+
+
 def before_imports() -> None:
     """What the command's entry point (and the benchmark's processes, as it) sets before the first
     import of numpy or pyarrow: one malloc arena (`one_arena`), Arrow's own pool on the heap
-    (`arrow_pool_on_the_heap`)."""
+    (`arrow_pool_on_the_heap`), no OpenBLAS thread (`one_blas_thread`)."""
     one_arena()
     arrow_pool_on_the_heap()
+    one_blas_thread()
 
 
 def keep_freed_memory() -> bool:

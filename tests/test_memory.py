@@ -155,6 +155,7 @@ try:
 except SystemExit:
     pass
 seen["Arrow's pool"] = os.environ.get("ARROW_DEFAULT_MEMORY_POOL")
+seen["OpenBLAS threads"] = os.environ.get("OPENBLAS_NUM_THREADS")
 print(json.dumps(seen))
 """
 
@@ -162,7 +163,38 @@ print(json.dumps(seen))
 def test_the_command_sets_the_arena_limit_and_arrow_pool_before_numpy_or_pyarrow_is_imported() -> None:
     run = subprocess.run([sys.executable, "-c", _ENTRY_ORDER], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parent.parent, env=_without_arrow_pool())
-    assert json.loads(run.stdout.splitlines()[-1]) == {"numpy or pyarrow imported before": False, "Arrow's pool": "system" if GLIBC else None}
+    assert json.loads(run.stdout.splitlines()[-1]) == {"numpy or pyarrow imported before": False, "Arrow's pool": "system" if GLIBC else None,
+                                                       "OpenBLAS threads": "1"}
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="threads counted in /proc")
+def test_numpy_set_up_as_the_command_does_starts_no_thread_of_its_own() -> None:
+    """What `one_blas_thread` is for: numpy's import, once the variable is set, leaves the process
+    with its one thread (OpenBLAS would start one for each other core)."""
+    count = "import os; from auditor import memory; memory.one_blas_thread(); import numpy; print(len(os.listdir('/proc/self/task')))"
+    env = {k: v for k, v in os.environ.items() if k != memory.BLAS_THREADS_VARIABLE}
+    run = subprocess.run([sys.executable, "-c", count], capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parent.parent, env=env)
+    assert run.stdout.strip() == "1"
+
+
+_BLAS_CHOSEN = """
+import json, os, sys
+from auditor import memory
+first = memory.one_blas_thread()
+import numpy
+again = memory.one_blas_thread()
+print(json.dumps([first, again, os.environ.get(memory.BLAS_THREADS_VARIABLE)]))
+"""
+
+
+@pytest.mark.parametrize(("chosen", "expected"), [(None, [True, False, "1"]), ("2", [False, False, "2"])])
+def test_openblas_threads_are_set_to_one_before_numpy_loads_unless_the_user_chose_a_count(chosen: str | None, expected: list[object]) -> None:
+    env = {k: v for k, v in os.environ.items() if k != memory.BLAS_THREADS_VARIABLE}
+    if chosen is not None:
+        env[memory.BLAS_THREADS_VARIABLE] = chosen
+    run = subprocess.run([sys.executable, "-c", _BLAS_CHOSEN], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent, env=env)
+    assert json.loads(run.stdout) == expected
 
 
 def test_between_games_memory_is_handed_back_unless_kept(monkeypatch: pytest.MonkeyPatch) -> None:
