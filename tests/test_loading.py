@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import hashlib
 import json
 import re
 import shutil
@@ -25,7 +26,7 @@ from auditor.cli import app
 from auditor.engine import run_audit
 from auditor.loading import load_bundle, readers
 from auditor.frames import is_arrow_text
-from auditor.loading.bundle import BundleError, part_order, taken
+from auditor.loading.bundle import BundleError, part_order, sha256_of, taken
 from auditor.rules import select_rules
 from auditor.ruleset import load_ruleset
 from auditor.schema import TABLES
@@ -2129,3 +2130,12 @@ def test_parquet_dictionaries_of_small_codes_differing_by_row_group_are_read_who
     pd.testing.assert_frame_equal(*bets)
     got, want = loaded.frames["wheel_bets"], original.frames["wheel_bets"]
     assert got["player_id"].astype(str).tolist() == want["player_id"].astype(str).tolist()
+
+
+@pytest.mark.parametrize("size", [0, 1, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, 3 * (1 << 20) + 7])
+def test_a_files_digest_is_the_sha256_of_all_its_bytes_across_chunk_edges(tmp_path: Path, size: int) -> None:
+    # Read a chunk (1 MiB) at a time into one buffer: the last, short chunk counts only its own bytes.
+    data = np.random.default_rng(size).integers(0, 256, size, dtype=np.uint8).tobytes()
+    path = tmp_path / "t.parquet"
+    path.write_bytes(data)
+    assert sha256_of(path) == hashlib.sha256(data).hexdigest()
