@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import weakref
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -299,17 +299,40 @@ def _arrow_source(values: object) -> pa.ChunkedArray | None:
 # time, their order and widths). Arrow's arrays cannot be a WeakKeyDictionary's keys (unhashable).
 _INDEXES: dict[int, tuple[weakref.ref[pa.ChunkedArray], _SearchIndex | None]] = {}
 
+# Columns known to hold ids in strictly increasing order, by the identity of their Arrow data, as
+# `_INDEXES`: the load's search for repeated ids compares each id with the next already
+# (`later_occurrences`), and the search index of the rows it keeps need not do it again (the
+# month's three round tables' ids for their items, the item tables' for the let-go and the report:
+# 4M ids compared, 27 ms).
+_RISING: dict[int, weakref.ref[pa.ChunkedArray]] = {}
+
+
+def note_rising(values: pd.Series) -> None:
+    """Mark `values`, a column of ids in strictly increasing order and no null (`kept_rising`), so
+    that its search index takes the order as known. Anything but Arrow text in one chunk
+    (`_arrow_source`) is left unmarked."""
+    source = _arrow_source(values)
+    if source is None:
+        return
+    key = id(source)
+
+    def forget(_: weakref.ref[pa.ChunkedArray]) -> None:
+        _RISING.pop(key, None)
+
+    _RISING[key] = weakref.ref(source, forget)
+
 
 def _search_index(ids: pa.Array, source: pa.ChunkedArray | None = None) -> _SearchIndex | None:
     """`_ids_search_index(ids)`; with `source`, the pandas column `ids` are (`_arrow_source`), worked
-    out once for that column."""
+    out once for that column (its order taken as known where `note_rising` marked it)."""
     if source is None:
         return _ids_search_index(ids)
     key = id(source)
     held = _INDEXES.get(key)
     if held is not None and held[0]() is source:
         return held[1]
-    index = _ids_search_index(ids)
+    rising = _RISING.get(key)
+    index = _ids_search_index(ids, rising=rising is not None and rising() is source)
 
     def forget(_: weakref.ref[pa.ChunkedArray]) -> None:
         _INDEXES.pop(key, None)
@@ -318,20 +341,22 @@ def _search_index(ids: pa.Array, source: pa.ChunkedArray | None = None) -> _Sear
     return index
 
 
-def _ids_search_index(ids: pa.Array) -> _SearchIndex | None:
+def _ids_search_index(ids: pa.Array, rising: bool = False) -> _SearchIndex | None:
     """`ids` ready for a binary search of their bytes (`_found_in_sorted`): text, no null, every id
     of one width. Ids in strictly increasing order, as a log writes them, are searched as they are;
     ids in a few increasing runs (a bundle's parts one after another, each in id order: a run a
     part) are first put in order by numpy's stable sort, a merge of the runs (1M ids in 250 runs:
     30 ms, where hashing 4M items' keys among them takes 440), which keeps equal ids in row order,
-    so that the search finds each id's first row. None for ids in no such order (hash instead)."""
+    so that the search finds each id's first row. None for ids in no such order (hash instead).
+    `rising`: the caller knows the ids to be in strictly increasing order (`note_rising`)."""
     if not pa.types.is_large_string(ids.type) or ids.null_count or len(ids) < 2:
         return None
     width = fixed_width(ids)
     if width is None:
         return None
     data = _as_fixed_bytes(ids, width)
-    falls = len(ids) - 1 - int(pc.sum(pc.less(ids[:-1], ids[1:])).as_py() or 0)  # ids not above the one before
+    # Ids not above the one before.
+    falls = 0 if rising else len(ids) - 1 - int(pc.sum(pc.less(ids[:-1], ids[1:])).as_py() or 0)
     if not falls:
         return _SearchIndex(width, data, None)
     if falls * 32 > len(ids):
@@ -499,16 +524,29 @@ def _sort_key(values: pd.Series) -> pa.Array | None:
 def first_occurrences(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """For each id, the position of the first row that holds it (-1 for a null), and the distinct
     non-null ids: `later_occurrences` with a position for every row."""
-    rows, firsts, distinct = later_occurrences(ids)
+    rows, firsts, distinct, _ = later_occurrences(ids)
     codes = np.arange(len(ids), dtype=np.int64)
     codes[rows] = firsts
     return codes, distinct
 
 
-def later_occurrences(ids: pa.Array, distinct: bool = True) -> tuple[np.ndarray, np.ndarray, pa.Array]:
-    """(rows, firsts, distinct): the rows, in increasing order, that are not the first occurrence of
-    their id (every null among them, its first -1), the first row holding each one's id, and the
-    distinct non-null ids. Held so rather than as a position for every row: ids repeat at a few rows
+class Occurrences(NamedTuple):
+    """`later_occurrences`' answer."""
+
+    rows: np.ndarray  # rows, in increasing order, not the first to hold their id (and every null)
+    firsts: np.ndarray  # the first row holding each one's id (-1 for a null)
+    distinct: pa.Array  # the distinct non-null ids (none where not asked for)
+    # The rows i whose next id (row i + 1) is not above theirs, a null either side counting so: a
+    # few (one in 32 rows at most); None where more (ids in no order). Empty: every id above the one
+    # before it (`kept_rising`).
+    falls: np.ndarray | None
+
+
+def later_occurrences(ids: pa.Array, distinct: bool = True) -> Occurrences:
+    """(rows, firsts, distinct, falls): the rows, in increasing order, that are not the first
+    occurrence of their id (every null among them, its first -1), the first row holding each one's
+    id, the distinct non-null ids, and the rows where the ids' order falls (`Occurrences.falls`,
+    for `kept_rising`). Held so rather than as a position for every row: ids repeat at a few rows
     of millions, and a row-sized array and its comparison with each row's own position were two
     passes over fresh memory (4M bets with planted repeats: their deduplication 0.10 -> 0.05 s).
     With `distinct` False (ids no other table names: items) the distinct ids may be left out, where
@@ -522,18 +560,19 @@ def later_occurrences(ids: pa.Array, distinct: bool = True) -> tuple[np.ndarray,
     n = len(ids)
     none = np.zeros(0, dtype=np.int64)
     if n == 0:
-        return none, none, ids
+        return Occurrences(none, none, ids, none)
     rising = bools(pc.less(ids[:-1], ids[1:]))
     broken = np.flatnonzero(~rising)
+    falls = broken if len(broken) * 32 <= n else None
     k = int(broken[0]) + 1 if len(broken) else n  # rows [0, k) are strictly increasing
     if not ids[0].is_valid:
         k = 0
     if k < max(1, n // 2):
-        codes, distinct = _first_anywhere(ids, few_runs=len(broken) * 32 <= n)
+        codes, distinct = _first_anywhere(ids, few_runs=falls is not None)
         rows = np.flatnonzero(codes != np.arange(n))
-        return rows, codes[rows], distinct
+        return Occurrences(rows, codes[rows], distinct, falls)
     if k == n:
-        return none, none, ids
+        return Occurrences(none, none, ids, none)
     head, tail = ids[:k], ids[k:]
     in_head = _in_rising(head, tail)
     from_head = in_head >= 0
@@ -544,9 +583,28 @@ def later_occurrences(ids: pa.Array, distinct: bool = True) -> tuple[np.ndarray,
     first[rest] = np.where(rest_codes >= 0, k + rest[np.maximum(rest_codes, 0)], -1)
     later = np.flatnonzero(first != np.arange(k, n))
     if not distinct:
-        return k + later, first[later], head[:0]
+        return Occurrences(k + later, first[later], head[:0], falls)
     # Every tail row repeating the head (planted duplicates): the head is the distinct ids, uncopied.
-    return k + later, first[later], pa.concat_arrays([head, rest_distinct]) if len(rest_distinct) else head
+    return Occurrences(k + later, first[later], pa.concat_arrays([head, rest_distinct]) if len(rest_distinct) else head, falls)
+
+
+def kept_rising(ids: pa.Array, keep: np.ndarray, falls: np.ndarray | None) -> bool:
+    """Whether the ids of the rows `keep` marks (two or more), in their order, are each above the
+    one before, none null: for ids whose `later_occurrences` gave `falls`. Between two falls the ids
+    rise, so only each pair of kept rows on either side of a fall is compared (a bundle's planted
+    repeats among 4M ids: a few comparisons, not 4M). False where `falls` is None (ids in no order)."""
+    if falls is None:
+        return False
+    kept = np.flatnonzero(keep)
+    if len(kept) < 2:
+        return False
+    after = np.searchsorted(kept, falls, side="right")  # each fall's first kept row past it
+    after = np.unique(after[(after > 0) & (after < len(kept))])
+    if not len(after):
+        return True
+    before_fall = ids.take(pa.array(kept[after - 1]))
+    past_fall = ids.take(pa.array(kept[after]))
+    return bool(bools(pc.less(before_fall, past_fall)).all())
 
 
 def _first_anywhere(ids: pa.Array, few_runs: bool) -> tuple[np.ndarray, pa.Array]:

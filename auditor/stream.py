@@ -269,7 +269,7 @@ def _repeats(table: str, got: _PartIds) -> _PartIds:
         got.ids = None
         return got
     every = got.every_id()
-    rows, firsts, got.distinct = later_occurrences(every)
+    rows, firsts, got.distinct, _ = later_occurrences(every)
     got.repeated = written_again(every, rows, firsts)
     got.hold_once(every)
     return got

@@ -11,7 +11,7 @@ import pytest
 
 from auditor.frames import (
     _search_index, _sortable, among, arrow, as_categories, bools, by_code, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, first_words, in_sorted, in_words, is_sorted, isin, iso_text, join_on_key,
-    later_occurrences, masked_integers, named, order_by, positions, reduce_by, repeated_ids, row_sums, rows_holding, run_starts, stable_sorted, sums_by, sums_by_each, text_categories, unique_inverse, without_rows,
+    kept_rising, later_occurrences, masked_integers, named, note_rising, order_by, positions, reduce_by, repeated_ids, row_sums, rows_holding, run_starts, stable_sorted, sums_by, sums_by_each, text_categories, unique_inverse, without_rows,
 )
 
 
@@ -194,12 +194,14 @@ def test_later_occurrences_are_the_rows_not_first_of_their_id(seed: int) -> None
     for _ in range(int(rng.integers(0, 12))):
         values.insert(int(rng.integers(0, len(values) + 1)), None if rng.random() < 0.2 else values[int(rng.integers(0, len(values)))])
     for ordered in (values, values[::-1]):
-        rows, firsts, distinct = later_occurrences(pa.array(ordered, type=pa.large_string()))
+        rows, firsts, distinct, falls = later_occurrences(pa.array(ordered, type=pa.large_string()))
         naive = _naive_first(ordered)
         expected = [i for i, f in enumerate(naive) if f != i]
         assert rows.tolist() == expected
         assert firsts.tolist() == [naive[i] for i in expected]
         assert sorted(distinct.to_pylist()) == sorted({v for v in ordered if v is not None})
+        told = [i for i, (a, b) in enumerate(zip(ordered, ordered[1:])) if a is None or b is None or not a < b]
+        assert (falls.tolist() if falls is not None else None) == (told if len(told) * 32 <= len(ordered) else None)
         # Without the distinct ids (an item table's): the same rows and their firsts.
         no_distinct = later_occurrences(pa.array(ordered, type=pa.large_string()), distinct=False)
         assert no_distinct[0].tolist() == expected and no_distinct[1].tolist() == firsts.tolist()
@@ -776,7 +778,7 @@ def test_a_columns_search_index_is_worked_out_once_and_let_go_with_the_column(mo
 
     worked: list[int] = []
     fresh = frames._ids_search_index
-    monkeypatch.setattr(frames, "_ids_search_index", lambda ids: worked.append(len(ids)) or fresh(ids))
+    monkeypatch.setattr(frames, "_ids_search_index", lambda ids, rising=False: worked.append(len(ids)) or fresh(ids, rising))
     frame = pd.DataFrame({"id": pd.Series([f"C{i:05d}" for i in range(0, 900, 3)], dtype="str")})
     # Items grouped by their round, enough of them to be searched for (a few would be hashed).
     keys = pd.Series([k for k in ["C00000", "C00003", "C00004", "C00897", None] for _ in range(10)], dtype="str")
@@ -919,8 +921,8 @@ def test_a_large_shuffled_log_is_numbered_without_help() -> None:
     values.insert(70_000, values[5])
     ids = pa.array(values, type=pa.large_string())
     assert len(ids) >= frames._NUMBERED_AT_LEAST and frames._first_by_number(ids) is not None
-    rows, firsts, _ = later_occurrences(ids)
-    assert rows.tolist() == [70_000] and firsts.tolist() == [5]
+    rows, firsts, _, falls = later_occurrences(ids)
+    assert rows.tolist() == [70_000] and firsts.tolist() == [5] and falls is None
 
 
 @pytest.mark.parametrize("shape", ["empty", "other-script digits", "nul prefix", "emoji prefix", "nineteen digits", "mostly null", "digits only"])
@@ -1031,3 +1033,52 @@ def test_in_words_reads_each_cells_bytes_where_they_sit_in_its_word() -> None:
         in_words(words.astype(np.int64), 0, "<u2")
     with pytest.raises(ValueError, match="laid end to end"):
         in_words(words[::2], 0, "u1")
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_kept_rows_rise_exactly_when_each_kept_id_is_above_the_one_kept_before(seed: int) -> None:
+    """`kept_rising`, told from the falls alone, against every kept pair compared: ids in order
+    with repeats, nulls and late rows planted, some rows left out."""
+    rng = np.random.default_rng(seed)
+    values: list[str | None] = [f"B{i:04d}" for i in range(int(rng.integers(2, 300)))]
+    for _ in range(int(rng.integers(0, 6))):
+        values.insert(int(rng.integers(0, len(values) + 1)), None if rng.random() < 0.2 else values[int(rng.integers(0, len(values)))])
+    ids = pa.array(values, type=pa.large_string())
+    falls = later_occurrences(ids).falls
+    for _ in range(5):
+        keep = rng.random(len(values)) < rng.choice([0.5, 0.97, 1.0])
+        for row in rng.integers(0, len(values), int(rng.integers(0, 3))):
+            keep[row] = False  # the planted rows left out, as the load leaves repeats and bad rows
+        kept = [values[i] for i in np.flatnonzero(keep)]
+        truth = len(kept) >= 2 and None not in kept and all(a < b for a, b in zip(kept, kept[1:]))  # type: ignore[operator]
+        assert kept_rising(ids, keep, falls) == (truth and falls is not None)
+
+
+_FORTY = [f"B{i:02d}" for i in range(40)]
+
+
+@pytest.mark.parametrize(("ids", "falls"), [(["B1", "B2", "B3"], []), ([], []), ([*_FORTY[:10], "B09", *_FORTY[10:]], [9]),
+                                            (["B1", "B1", "B2"], None), (["B2", "B1"] * 40, None), (["B1", None, "B3"], None)])
+def test_later_occurrences_tell_where_the_ids_order_falls(ids: list[str | None], falls: list[int] | None) -> None:
+    got = later_occurrences(pa.array(ids, type=pa.large_string())).falls
+    assert (got.tolist() if got is not None else None) == falls
+
+
+def test_a_column_marked_rising_is_searched_as_one_whose_order_was_checked() -> None:
+    """`note_rising` spares the search index its check of the order, and nothing else: the rows a
+    search finds are those of a column searched without the mark."""
+    ids = [f"B{i:06d}" for i in range(0, 20_000, 3)]
+    marked = pd.Series(pd.array(ids, dtype="str"))
+    unmarked = pd.Series(pd.array(ids, dtype="str"))
+    note_rising(marked)
+    from auditor import frames
+
+    source = frames._arrow_source(marked)
+    assert source is not None and frames._RISING[id(source)]() is source
+    wanted = ["B000003", "B019998", "B000004", "nope", "B00000", "B000000"]
+    assert rows_holding(marked, wanted).tolist() == rows_holding(unmarked, wanted).tolist() == [0, 1, 6666]
+    index, checked = frames._search_index(arrow(marked), source), frames._ids_search_index(arrow(unmarked))
+    assert index is not None and checked is not None and index.rows is None and checked.rows is None
+    assert index.width == checked.width and (index.ordered == checked.ordered).all()
+    assert positions(pd.Series(pd.array(["B000006", "x", "B019998"], dtype="str")), marked).tolist() == [2, -1, 6666]
+

@@ -2139,3 +2139,32 @@ def test_a_files_digest_is_the_sha256_of_all_its_bytes_across_chunk_edges(tmp_pa
     path = tmp_path / "t.parquet"
     path.write_bytes(data)
     assert sha256_of(path) == hashlib.sha256(data).hexdigest()
+
+
+def test_the_load_marks_the_ids_of_a_table_read_in_increasing_order_and_only_those(tmp_path: Path) -> None:
+    """The rows kept of ids each above the one before are marked (`note_rising`): a table's ids in
+    order, or in order but for a row repeated (LOG002) and let go; a table whose kept ids fall
+    anywhere is not."""
+    from auditor import frames
+
+    def marked(frame: pd.DataFrame, column: str) -> bool:
+        source = frames._arrow_source(frame[column])
+        return source is not None and id(source) in frames._RISING and frames._RISING[id(source)]() is source
+
+    rising = tmp_path / "rising"
+    write_bundle(rising, {"tables": [CDF_TABLE], "cdf_coups": [coup(coup_id=f"C{i}", coup_no=i) for i in range(1, 6)]})
+    bundle = load_bundle(rising)
+    assert marked(bundle.frames["cdf_coups"], "coup_id")
+    falling = tmp_path / "falling"
+    write_bundle(falling, {"tables": [CDF_TABLE], "cdf_coups": [coup(coup_id=f"C{9 - i}", coup_no=i) for i in range(1, 6)]})
+    assert not marked(load_bundle(falling).frames["cdf_coups"], "coup_id")
+    repeated = tmp_path / "repeated"
+    # Ids of one width, a fall in 32 rows at most (`later_occurrences`): "C10" after "C09".
+    numbers = list(range(10, 50))
+    write_bundle(repeated, {"tables": [CDF_TABLE], "cdf_coups": [coup(coup_id=f"C{i}", coup_no=i) for i in [*numbers[:5], 14, *numbers[5:]]]})
+    kept = load_bundle(repeated).frames["cdf_coups"]
+    assert kept["coup_id"].tolist() == [f"C{i}" for i in numbers] and marked(kept, "coup_id")
+    late = tmp_path / "late"
+    write_bundle(late, {"tables": [CDF_TABLE], "cdf_coups": [coup(coup_id=f"C{i}", coup_no=i) for i in [*numbers[:5], 16, *numbers[5:6], *numbers[7:]]]})
+    kept = load_bundle(late).frames["cdf_coups"]
+    assert kept["coup_id"].tolist()[5:7] == ["C16", "C15"] and not marked(kept, "coup_id")

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pandas.api.types import union_categoricals
 
-from auditor.frames import arrow, coded, is_arrow_text, is_text_categories, isin, later_occurrences, positions, rows_holding, without_rows
+from auditor.frames import arrow, coded, is_arrow_text, is_text_categories, isin, kept_rising, later_occurrences, note_rising, positions, rows_holding, without_rows
 from auditor.loading.coerce import as_text, coerce, finalize_dtypes
 from auditor.loading.readers import LineError, RawTable, UnreadableFile, partition_values, read_raw
 from auditor.once import BuildLocks
@@ -573,13 +573,14 @@ def _unreadable(table: Table, name: str, reason: str, rows: int | None = None) -
     )
 
 
-def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.ndarray) -> tuple[np.ndarray, np.ndarray, pd.DataFrame, pa.Array, pa.Array]:
+def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.ndarray) -> tuple[np.ndarray, np.ndarray, pd.DataFrame, pa.Array, pa.Array, np.ndarray | None]:
     """Later occurrences of an id among the clean rows of `frame` (all rows read, typed; `clean`
     marks those that passed LOG001; `ids` the own id of each of its rows): their mask, the row each
     repeats (its id's first clean row, one for each row the mask marks, in row order) and their
     LOG002 records, and, for a table others name, every distinct id its rows hold (quarantined rows
     included, for LOG003; for any other table they may be left out), and, for a round table that
-    items name, its ids on more than one row read (`Bundle.ambiguous_rounds`).
+    items name, its ids on more than one row read (`Bundle.ambiguous_rounds`); last, where the ids'
+    order falls (`Occurrences.falls`: whether the rows kept rise is then told by `kept_rising`).
 
     The ids of every row read are matched once (`later_occurrences`): the rows whose id an earlier
     row holds are found without hashing an id twice."""
@@ -588,16 +589,16 @@ def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.nd
     no_rows = np.zeros(0, dtype=np.int64)
     nothing = pa.array([], type=pa.large_string())
     if not len(ids):
-        return no_dup, no_rows, none, nothing, nothing
+        return no_dup, no_rows, none, nothing, nothing, None
     if len(ids) != len(frame):
         raise AssertionError(f"{table.name}: {len(ids)} ids for {len(frame)} rows")
     own = arrow(ids)
-    later_rows, firsts, seen = later_occurrences(own, distinct=table.name in NAMED_BY_OTHERS)
+    later_rows, firsts, seen, falls = later_occurrences(own, distinct=table.name in NAMED_BY_OTHERS)
     named = firsts >= 0  # not the rows of a missing id
     # A round table's ids on more than one row read, clean or not: whose items are whose cannot be told.
     twice = pc.unique(own.take(pa.array(later_rows[named], type=pa.int64()))) if named.any() and table.name in ROUND_TABLES_OF_ITEMS else nothing
     if not table.id_column or not clean.any() or not named.any():
-        return no_dup, no_rows, none, seen, twice
+        return no_dup, no_rows, none, seen, twice, falls
     # Only the rows whose id an earlier row holds, and those earlier rows, can be repeats: a few
     # among millions (working out every clean row's first clean occurrence took three passes over 4M bets).
     repeats, first_of = later_rows[named], firsts[named]
@@ -613,13 +614,13 @@ def _deduplicate(table: Table, frame: pd.DataFrame, ids: pd.Series, clean: np.nd
     first_row = first_clean[group]
     later = first_row != held
     if not later.any():
-        return no_dup, no_rows, none, seen, twice
+        return no_dup, no_rows, none, seen, twice, falls
     dup = no_dup
     dup[held[later]] = True
     at = first_row[later]  # `held` is in row order: one for each row `dup` marks, in its order
     rows = frame[dup]
     first_at = frame["_file"].iloc[at].to_numpy(dtype=object) + ":" + frame["_line"].to_numpy()[at].astype(str).astype(object)
-    return dup, at, duplicate_rows(table.name, rows, first_at), seen, twice
+    return dup, at, duplicate_rows(table.name, rows, first_at), seen, twice, falls
 
 
 def duplicate_rows(table: str, rows: pd.DataFrame, first_at: np.ndarray | list[str]) -> pd.DataFrame:
@@ -800,7 +801,7 @@ def _load_table(
     if not len(loaded.typed):
         seen = pa.array([], type=pa.large_string()) if loaded.sources else None
         return _TableLoad(loaded.sources, _empty(table), loaded.quarantine, pd.DataFrame(columns=QUARANTINE_COLUMNS), seen)
-    dup, repeats, dups, seen, twice = _deduplicate(table, loaded.typed, loaded.ids, loaded.is_clean)
+    dup, repeats, dups, seen, twice, falls = _deduplicate(table, loaded.typed, loaded.ids, loaded.is_clean)
     keep = loaded.is_clean & ~dup
     # Which repeats are their first row again: in every cell (a copy, hiding nothing), and in the
     # cells the sequence rules read (no gap, `TIMED_GAPS`).
@@ -826,6 +827,8 @@ def _load_table(
     # The last use of the rows read: each column let go once its clean rows are copied, unless every
     # row was set aside (`unmatched` is then the frame itself).
     clean = clean_rows(table, loaded.typed, keep, consume=unmatched is not loaded.typed)
+    if table.id_column and kept_rising(arrow(loaded.ids), keep, falls):
+        note_rising(clean[table.id_column])  # a search of the ids kept skips the check of their order
     return _TableLoad(loaded.sources, clean, loaded.quarantine, dups,
                       seen if table.name in NAMED_BY_OTHERS else None, unmatched, at, twice, gaps, copies)
 
