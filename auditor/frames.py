@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import weakref
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -293,18 +293,36 @@ def _arrow_source(values: object) -> pa.ChunkedArray | None:
     return None
 
 
+_Held = TypeVar("_Held")  # what `_remember` keeps for a column
+
 # Each column's search index, by the identity of its Arrow data, kept as long as that lives and no
 # longer (a weak reference, whose end removes it): a round table's ids are looked up by the load for
 # its items, again by the let-go and the report for the rows findings name (1M ids: 5-15 ms each
 # time, their order and widths). Arrow's arrays cannot be a WeakKeyDictionary's keys (unhashable).
 _INDEXES: dict[int, tuple[weakref.ref[pa.ChunkedArray], _SearchIndex | None]] = {}
 
-# Columns known to hold ids in strictly increasing order, by the identity of their Arrow data, as
-# `_INDEXES`: the load's search for repeated ids compares each id with the next already
-# (`later_occurrences`), and the search index of the rows it keeps need not do it again (the
-# month's three round tables' ids for their items, the item tables' for the let-go and the report:
-# 4M ids compared, 27 ms).
-_RISING: dict[int, weakref.ref[pa.ChunkedArray]] = {}
+# Columns known to hold ids in strictly increasing order, held as `_INDEXES`: the load's search for
+# repeated ids compares each id with the next already (`later_occurrences`), and the search index
+# of the rows it keeps need not do it again (the month's three round tables' ids for their items,
+# the item tables' for the let-go and the report: 4M ids compared, 27 ms).
+_RISING: dict[int, tuple[weakref.ref[pa.ChunkedArray], bool]] = {}
+
+
+def _remember(held: dict[int, tuple[weakref.ref[pa.ChunkedArray], _Held]], source: pa.ChunkedArray, value: _Held) -> None:
+    """`value` kept in `held` for `source` for as long as `source` lives, and no longer."""
+    key = id(source)
+
+    def forget(_: weakref.ref[pa.ChunkedArray]) -> None:
+        held.pop(key, None)
+
+    held[key] = (weakref.ref(source, forget), value)
+
+
+def _recalled(held: dict[int, tuple[weakref.ref[pa.ChunkedArray], _Held]], source: pa.ChunkedArray) -> tuple[bool, _Held | None]:
+    """(found, value): what `_remember` kept in `held` for `source` itself (not for an object
+    gone whose id it reuses)."""
+    kept = held.get(id(source))
+    return (True, kept[1]) if kept is not None and kept[0]() is source else (False, None)
 
 
 def note_rising(values: pd.Series) -> None:
@@ -312,14 +330,8 @@ def note_rising(values: pd.Series) -> None:
     that its search index takes the order as known. Anything but Arrow text in one chunk
     (`_arrow_source`) is left unmarked."""
     source = _arrow_source(values)
-    if source is None:
-        return
-    key = id(source)
-
-    def forget(_: weakref.ref[pa.ChunkedArray]) -> None:
-        _RISING.pop(key, None)
-
-    _RISING[key] = weakref.ref(source, forget)
+    if source is not None:
+        _remember(_RISING, source, True)
 
 
 def _search_index(ids: pa.Array, source: pa.ChunkedArray | None = None) -> _SearchIndex | None:
@@ -327,17 +339,10 @@ def _search_index(ids: pa.Array, source: pa.ChunkedArray | None = None) -> _Sear
     out once for that column (its order taken as known where `note_rising` marked it)."""
     if source is None:
         return _ids_search_index(ids)
-    key = id(source)
-    held = _INDEXES.get(key)
-    if held is not None and held[0]() is source:
-        return held[1]
-    rising = _RISING.get(key)
-    index = _ids_search_index(ids, rising=rising is not None and rising() is source)
-
-    def forget(_: weakref.ref[pa.ChunkedArray]) -> None:
-        _INDEXES.pop(key, None)
-
-    _INDEXES[key] = (weakref.ref(source, forget), index)
+    found, index = _recalled(_INDEXES, source)
+    if not found:
+        index = _ids_search_index(ids, rising=_recalled(_RISING, source)[0])
+        _remember(_INDEXES, source, index)
     return index
 
 

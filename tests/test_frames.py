@@ -1074,7 +1074,7 @@ def test_a_column_marked_rising_is_searched_as_one_whose_order_was_checked() -> 
     from auditor import frames
 
     source = frames._arrow_source(marked)
-    assert source is not None and frames._RISING[id(source)]() is source
+    assert source is not None and frames._recalled(frames._RISING, source) == (True, True)
     wanted = ["B000003", "B019998", "B000004", "nope", "B00000", "B000000"]
     assert rows_holding(marked, wanted).tolist() == rows_holding(unmarked, wanted).tolist() == [0, 1, 6666]
     index, checked = frames._search_index(arrow(marked), source), frames._ids_search_index(arrow(unmarked))

@@ -2149,7 +2149,7 @@ def test_the_load_marks_the_ids_of_a_table_read_in_increasing_order_and_only_tho
 
     def marked(frame: pd.DataFrame, column: str) -> bool:
         source = frames._arrow_source(frame[column])
-        return source is not None and id(source) in frames._RISING and frames._RISING[id(source)]() is source
+        return source is not None and frames._recalled(frames._RISING, source) == (True, True)
 
     rising = tmp_path / "rising"
     write_bundle(rising, {"tables": [CDF_TABLE], "cdf_coups": [coup(coup_id=f"C{i}", coup_no=i) for i in range(1, 6)]})
