@@ -75,14 +75,15 @@ print(json.dumps(landed))
 """
 
 
-def _without_arrow_pool() -> dict[str, str]:
-    """This environment as a fresh shell's: without a pool for Arrow the test run itself was given."""
-    return {k: v for k, v in os.environ.items() if k != memory.ARROW_POOL_VARIABLE}
+def _as_a_fresh_shell() -> dict[str, str]:
+    """This environment as a fresh shell's: without a pool for Arrow or a count of OpenBLAS threads
+    the test run itself was given."""
+    return {k: v for k, v in os.environ.items() if k not in (memory.ARROW_POOL_VARIABLE, memory.BLAS_THREADS_VARIABLE)}
 
 
 def _where_memory_lands(order: str, tmp: Path) -> dict[str, object]:
     run = subprocess.run([sys.executable, "-c", _WHERE_MEMORY_LANDS, order, str(tmp)], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parent.parent, env=_without_arrow_pool())
+                         cwd=Path(__file__).resolve().parent.parent, env=_as_a_fresh_shell())
     return json.loads(run.stdout)  # type: ignore[no-any-return]
 
 
@@ -132,7 +133,7 @@ print(json.dumps([first, again, os.environ.get(memory.ARROW_POOL_VARIABLE)]))
 @pytest.mark.skipif(not GLIBC, reason="the policy needs glibc's mallopt")
 @pytest.mark.parametrize(("chosen", "expected"), [(None, [True, False, "system"]), ("jemalloc", [False, False, "jemalloc"])])
 def test_arrow_pool_is_set_before_pyarrow_loads_unless_the_user_chose_one(chosen: str | None, expected: list[object]) -> None:
-    env = _without_arrow_pool()
+    env = _as_a_fresh_shell()
     if chosen is not None:
         env[memory.ARROW_POOL_VARIABLE] = chosen
     run = subprocess.run([sys.executable, "-c", _POOL_CHOSEN], capture_output=True, text=True, check=True,
@@ -162,7 +163,7 @@ print(json.dumps(seen))
 
 def test_the_command_sets_the_arena_limit_and_arrow_pool_before_numpy_or_pyarrow_is_imported() -> None:
     run = subprocess.run([sys.executable, "-c", _ENTRY_ORDER], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parent.parent, env=_without_arrow_pool())
+                         cwd=Path(__file__).resolve().parent.parent, env=_as_a_fresh_shell())
     assert json.loads(run.stdout.splitlines()[-1]) == {"numpy or pyarrow imported before": False, "Arrow's pool": "system" if GLIBC else None,
                                                        "OpenBLAS threads": "1"}
 
@@ -172,7 +173,7 @@ def test_numpy_set_up_as_the_command_does_starts_no_thread_of_its_own() -> None:
     """What `one_blas_thread` is for: numpy's import, once the variable is set, leaves the process
     with its one thread (OpenBLAS would start one for each other core)."""
     count = "import os; from auditor import memory; memory.one_blas_thread(); import numpy; print(len(os.listdir('/proc/self/task')))"
-    env = {k: v for k, v in os.environ.items() if k != memory.BLAS_THREADS_VARIABLE}
+    env = _as_a_fresh_shell()
     run = subprocess.run([sys.executable, "-c", count], capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parent.parent, env=env)
     assert run.stdout.strip() == "1"
 
@@ -189,7 +190,7 @@ print(json.dumps([first, again, os.environ.get(memory.BLAS_THREADS_VARIABLE)]))
 
 @pytest.mark.parametrize(("chosen", "expected"), [(None, [True, False, "1"]), ("2", [False, False, "2"])])
 def test_openblas_threads_are_set_to_one_before_numpy_loads_unless_the_user_chose_a_count(chosen: str | None, expected: list[object]) -> None:
-    env = {k: v for k, v in os.environ.items() if k != memory.BLAS_THREADS_VARIABLE}
+    env = _as_a_fresh_shell()
     if chosen is not None:
         env[memory.BLAS_THREADS_VARIABLE] = chosen
     run = subprocess.run([sys.executable, "-c", _BLAS_CHOSEN], capture_output=True, text=True, check=True,
