@@ -37,6 +37,39 @@ def test_hostile_text_is_shown_as_text(tmp_path: Path) -> None:
     ET.parse(tmp_path / "o" / "junit.xml")  # well-formed whatever the ids hold
 
 
+def test_the_report_s_values_escaped_as_text_are_the_report_markupsafe_escapes(tmp_path: Path) -> None:
+    """The template prints each value escaped by markupsafe's own escaping, as plain text
+    (`escaped_as_text`): the report of a hostile bundle is byte for byte the one markupsafe's
+    `escape` makes, and the compiled template only ever writes an escaped value out, never uses it
+    again (where a plain str would be escaped twice, or taken for markup)."""
+    import numpy as np
+    import pandas as pd
+    from markupsafe import Markup, escape
+
+    from auditor.engine import run_audit
+    from auditor.loading import load_bundle
+    from auditor.report import html
+    from auditor.report.outputs import build_summary
+    from auditor.rules import select_rules
+    from auditor.ruleset import load_ruleset
+
+    for value in [HOSTILE, "", "plain €", "a\x00b", 5, -2.5, None, Markup("<b>ours</b>"), np.str_("<i>"), pd.NA]:
+        assert html._escaped(value) == str(escape(value)), value
+    env = html._env()
+    code = env.compile(env.loader.get_source(env, "report.html.j2")[0], raw=True)
+    before = [code[max(0, m.start() - 6) : m.start()] for m in re.finditer(r"escape\(", code)]
+    assert len(before) > 100 and set(before) == {"yield "}
+
+    assert html.template().root_render_func.__globals__["escape"] is html._escaped  # type: ignore[attr-defined]
+    own = html._env().get_template("report.html.j2")  # an environment of its own: markupsafe's escape
+    assert own.root_render_func.__globals__["escape"] is escape  # type: ignore[attr-defined]
+    result = run_audit(load_bundle(_hostile_bundle(tmp_path)), load_ruleset(), select_rules(), lang="en")
+    context = html.build_context(result, build_summary(result, "major"), "en")
+    report = html.template().render(**context)
+    assert report == own.render(**context)
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;&lt;/table&gt;&#34;&#39;&amp;" in report and "<script" not in report
+
+
 def test_report_has_verdict_article_and_evidence(tmp_path: Path) -> None:
     samples = Path(__file__).resolve().parent.parent / "samples"
     runner.invoke(app, ["audit", str(samples / "chemin-de-fer-broken"), "--out", str(tmp_path)])
