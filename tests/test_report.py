@@ -463,3 +463,26 @@ def test_a_write_that_fails_names_the_output_and_leaves_what_was_there(tmp_path:
         outputs.write_violations_behind(None, target, writer)()  # type: ignore[arg-type]
     assert raised.value.filename == str(target) and raised.value.errno == errno.ENOSPC
     assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]
+
+
+def test_violation_lines_of_enum_columns_are_json_dumps_of_each_finding() -> None:
+    """A finding's enum fields (rule, name, severity, game, citation: Categoricals) are written as
+    json.dumps writes their text, each name once and every row's taken by its code: hostile names,
+    missing values and names no row uses included."""
+    import pandas as pd
+
+    from auditor.engine import FINDING_COLUMNS
+    from auditor.report.outputs import violation_lines
+
+    names = ['say "hi"', "back\\slash", "tab\there", "bell\x07", "línia\u2028nova", "plain"]
+    codes = [0, 1, 2, 3, 4, -1, 0, 3]
+    n = len(codes)
+    frame = pd.DataFrame({c: pd.Series([f"{c}{i}" for i in range(n)], dtype="str") for c in FINDING_COLUMNS})
+    for c in ("rule", "name", "severity", "citation"):
+        frame[c] = pd.Categorical.from_codes(codes, categories=[*names, f"{c} unused"])
+    frame["game"] = pd.Categorical.from_codes([0, 1, 0, 1, -1, 0, 1, 0], categories=["wheel", "dice"])
+    lines = violation_lines(frame).to_pylist()
+    records = frame.astype(object).where(frame.notna(), None).to_dict("records")
+    expected = [json.dumps(r, ensure_ascii=False).replace("\u2028", "\\u2028") + "\n" for r in records]
+    assert lines == expected
+    assert [json.loads(line)["rule"] for line in lines] == [names[c] if c >= 0 else None for c in codes]

@@ -74,6 +74,13 @@ def _json_values(values: pd.Series) -> pa.Array:
     """Each value as json.dumps writes it, missing values (None, NaN, NA) as null. Text and integers
     are written by Arrow in C, whatever their mix in the column; any other value by the encoder
     itself, so the output is the same byte for byte."""
+    if isinstance(values.dtype, pd.CategoricalDtype) and len(values.cat.categories):
+        # Each of the few names written once, then each row's by its code (a missing value: null):
+        # a finding's rule, name, severity, game and citation (32k findings: 10 -> 1.5 ms).
+        names = text_array(pd.Series(values.cat.categories, dtype=object))
+        if names is not None:
+            codes = values.cat.codes.to_numpy()
+            return pc.fill_null(_json_text(names).take(pa.array(codes, mask=codes < 0)), _NULL)
     text = text_array(values) if is_arrow_text(values) or isinstance(values.dtype, pd.CategoricalDtype) else None
     if text is not None:
         return _json_text(text)
