@@ -486,3 +486,17 @@ def test_violation_lines_of_enum_columns_are_json_dumps_of_each_finding() -> Non
     expected = [json.dumps(r, ensure_ascii=False).replace("\u2028", "\\u2028") + "\n" for r in records]
     assert lines == expected
     assert [json.loads(line)["rule"] for line in lines] == [names[c] if c >= 0 else None for c in codes]
+
+
+def test_amounts_print_as_euros_grouped_by_thousands_whatever_their_kind() -> None:
+    import numpy as np
+    import pandas as pd
+
+    from auditor.report.html import money
+
+    cases = {123456789: "1 234 567.89 €", -5: "−0.05 €", 0: "0.00 €", 100: "1.00 €", -100000: "−1 000.00 €",
+             10**20 + 7: "1 000 000 000 000 000 000.07 €"}
+    for _ in range(2):  # made once a value, then given again
+        for cents, shown in cases.items():
+            assert money(cents) == money(np.int64(cents) if abs(cents) < 2**63 else cents) == shown
+    assert [money(v) for v in (None, pd.NA, "x", float("nan"))] == ["—"] * 4

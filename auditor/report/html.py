@@ -106,8 +106,15 @@ def money(cents: object) -> str:
         value = int(cents)  # type: ignore[call-overload]
     except (TypeError, ValueError):
         return "—"
-    sign = "−" if value < 0 else ""
-    euros, rest = divmod(abs(value), 100)
+    return _euros(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _euros(cents: int) -> str:
+    """Cents as the report prints an amount, each amount made once: the month's report prints 17.5k
+    amounts of 2.1k values (its evidence 32 -> 19 ms, on the audit's one busy thread at its end)."""
+    sign = "−" if cents < 0 else ""
+    euros, rest = divmod(abs(cents), 100)
     return f"{sign}{euros:,}.{rest:02d} €".replace(",", " ")
 
 
