@@ -188,3 +188,21 @@ def test_a_whole_audit_spills_past_its_bound_from_the_games_threads() -> None:
     assert b"".join(line.as_py().encode() for lines in result.spilled.lines() for line in lines) == b"".join(
         line.as_py().encode() for line in violation_lines(held.findings))
     result.spilled.close()
+
+
+def test_findings_per_day_are_counted_in_the_casino_s_calendar_however_their_times_are_written() -> None:
+    """A finding's day is its time's date in the ruleset's zone (a night's play one day, summer time
+    from the last Sunday of March): the times the findings write (UTC, whole or fractional seconds)
+    are read by Arrow; other ISO forms, a missing time and a time no one can read give what pandas'
+    reading of each gives (the unreadable one in no day)."""
+    from auditor.spill import _per_day_parsed
+
+    written = pd.Series(["2026-03-28T22:59:59.999999+00:00", "2026-03-28T23:00:00+00:00",  # 23:59:59, then 00:00 in Andorra
+                         "2026-03-29T21:59:59+00:00", "2026-03-29T22:00:00.5+00:00",  # summer time: 23:59:59, then 00:00:00.5
+                         None, "1969-12-31T22:59:59.5+00:00"], dtype="str")  # 23:59:59.5 in Andorra
+    assert per_day(written, "Europe/Andorra") == {"1969-12-31": 1, "2026-03-28": 1, "2026-03-29": 2, "2026-03-30": 1}
+    assert per_day(written, "Europe/Andorra") == _per_day_parsed(written, "Europe/Andorra")
+    assert per_day(written, "UTC") == {"1969-12-31": 1, "2026-03-28": 2, "2026-03-29": 2}
+    other = pd.Series(["2026-03-28T23:30:00Z", "2026-03-29T01:30:00+02:00", "not a time"], dtype="str")
+    assert per_day(other, "Europe/Andorra") == _per_day_parsed(other, "Europe/Andorra") == {"2026-03-29": 2}
+    assert per_day(pd.Series([], dtype="str"), "Europe/Andorra") == {}
