@@ -20,7 +20,7 @@ from jinja2 import Environment, PackageLoader, Template, select_autoescape
 from markupsafe import Markup
 
 from auditor.engine import AuditResult
-from auditor.frames import rows_holding
+from auditor.frames import rows_holding, text_array
 from auditor.i18n import game_name, labels
 from auditor.regulation import article_text
 from auditor.report.outputs import with_none
@@ -165,6 +165,13 @@ def _shown_rows(findings: pd.DataFrame, per_rule: int) -> pd.DataFrame:
     return findings.groupby("rule", sort=False).head(per_rule) if len(findings) else findings
 
 
+def _python_values(values: pd.Series) -> list[object]:
+    """The column's values as Python objects, None for any missing one: text converted by Arrow in
+    C, anything else by pandas (`with_none`)."""
+    text = text_array(values)
+    return text.to_pylist() if text is not None else with_none(values).tolist()  # type: ignore[no-any-return]
+
+
 def _distinct_text(values: pd.Series) -> set[str]:
     """The column's distinct values, missing ones left out, as text: each looked at once."""
     return set(map(str, values.dropna().unique()))
@@ -192,9 +199,11 @@ class Evidence:
             pool = ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1), thread_name_prefix="evidence")
             self._lookups = [pool.submit(_lookup, result, *w) for w in wanted]
             pool.shutdown(wait=False)  # its threads end once the lookups are done
-        # The fields the report reads (`SHOWN`) as Python values, None for any missing one: every
-        # field of the month's 5.8k took 10 ms.
-        self.shown = with_none(rows[list(SHOWN)])
+        self.shown = rows
+        # The fields the report reads (`SHOWN`), as Python values (`_python_values`): every field
+        # made Python values by pandas, then boxed again, took 10 ms of the month's 5.8k (25 beside
+        # the lookups).
+        self.fields = {name: _python_values(rows[name]) for name in SHOWN}
 
     def found(self) -> list[dict[str, dict[str, object]]]:
         """Each table's rows by id, in the order of `wanted`; an error of a lookup is raised here."""
@@ -207,10 +216,10 @@ class _EvidenceOf:
     (`Evidence.found`), every shown coup's hand totals parsed at once."""
 
     def __init__(self, evidence: Evidence) -> None:
-        shown = evidence.shown
-        self.rounds = [str(v) for v in shown["round_id"]]
-        self.items = [str(v) for v in shown["item_id"]]
-        self.games = shown["game"].tolist()
+        fields = evidence.fields
+        self.rounds = [str(v) for v in fields["round_id"]]
+        self.items = [str(v) for v in fields["item_id"]]
+        self.games = fields["game"]
         self.found = evidence.found()  # none when nothing is shown (no lookup started): then never called
         coups = self.found[0] if self.found else {}
         hands = pd.Series([c[col] for c in coups.values() for col in ("player_cards", "banker_cards")], dtype=object)
@@ -299,11 +308,10 @@ def build_context(result: AuditResult, summary: dict[str, object], lang: str, pe
     if evidence is None:
         evidence = Evidence(result, per_rule)
     per_rule = evidence.per_rule
-    shown = evidence.shown
     # Each shown finding's row put with its rule's in one pass, not a pandas filter a rule. Only the
     # fields the template prints are boxed, and made a finding's record (`_Listed`): the month's 5.8k
     # shown findings, 13 fields each, took 23 ms of records where these 6 take 11.
-    columns = _columns(shown, list(SHOWN))
+    columns = evidence.fields
     fields = {name: columns[name] for name in LISTED}
     listed: dict[tuple[str, str], list[int]] = {}  # (game, rule): the rows of its findings shown
     for i, key in enumerate(zip(map(str, columns["game"]), map(str, columns["rule"]), strict=True)):
