@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -85,6 +85,15 @@ def _utc(values: pd.Series) -> pd.Series:
     return ts.dt.tz_convert("UTC")
 
 
+def _utc_instants(values: pd.Series) -> np.ndarray:
+    """`_utc`'s times as UTC's wall clock, datetime64[ns] (NaT where missing): a column of times,
+    zoned or not, read as it is held, where `_utc` converts each part in pandas (68 rules' hits:
+    some 10 ms, holding the interpreter's lock)."""
+    if values.dtype.kind == "M" or isinstance(values.dtype, pd.DatetimeTZDtype):
+        return values.to_numpy(dtype="datetime64[ns]")  # a zoned column's instants, in UTC
+    return _utc(values).dt.tz_localize(None).to_numpy(dtype="datetime64[ns]")
+
+
 def _as_text(values: pd.Series) -> pa.Array:
     """Values as message text (whole floats without ".0"), null where missing: text and integer
     columns, the kinds rules report, are converted by Arrow in C; any other kind value by value."""
@@ -120,7 +129,8 @@ def _messages(summaries: list[str], parts: list[pd.DataFrame], lang: str, with_v
     detail: pa.Scalar | pa.Array = empty
     if details.null_count < len(details):
         detail = pc.fill_null(pc.binary_join_element_wise(t(": "), details, empty), empty)
-    shown = [((h["expected"].notna() | h["observed"].notna()) & wanted).to_numpy(dtype=bool) for h, wanted in zip(parts, with_values, strict=True)]
+    shown = [_either_present(h["expected"], h["observed"]) if wanted else np.zeros(len(h), dtype=bool)
+             for h, wanted in zip(parts, with_values, strict=True)]
     has_values = _end_to_end(shown)
     values: list[pa.Scalar | pa.Array] = []
     if has_values.any():
@@ -137,6 +147,12 @@ def _messages(summaries: list[str], parts: list[pd.DataFrame], lang: str, with_v
     joined = pc.binary_join_element_wise(summary, detail, *values, t("."), empty)
     # Every part a scalar (no hit has a detail or a value): Arrow gives one scalar, the same for all.
     return pa.repeat(joined, sum(len(h) for h in parts)) if isinstance(joined, pa.Scalar) else joined
+
+
+def _either_present(first: pd.Series, second: pd.Series) -> np.ndarray:
+    """Whether each row has either value: the arrays' own masks, not pandas' Series operations
+    (68 rules' hits: 22-30 -> 4 ms, every call of them holding the interpreter's lock)."""
+    return ~(np.asarray(first.array.isna(), dtype=bool) & np.asarray(second.array.isna(), dtype=bool))
 
 
 def _clean_value(v: object) -> object:
@@ -208,6 +224,15 @@ def findings_of(ruled: list[tuple[Rule, pd.DataFrame]], lang: str) -> pd.DataFra
             return text_series(pa.concat_arrays([arrow(c).cast(pa.large_string()) for c in columns]), index)
         return _joined(columns)
 
+    def ids(columns: list[pd.Series]) -> pd.Series:
+        # Each part's ids as Arrow text laid end to end, made a pandas column once: a pandas column
+        # of each part first, then Arrow again, cost some 0.15 ms a part and column (68 rules' hits:
+        # 30 ms, holding the interpreter's lock). Any other kind of ids (never seen) as `_ids`.
+        texts = [_id_text(c) for c in columns]
+        if all(text is not None for text in texts):
+            return text_series(_end_to_end(cast(list[pa.Array], texts)), index)
+        return joined([_ids(c) for c in columns])
+
     def values(columns: list[pd.Series]) -> pd.Series:
         # Text only (times, bounds, cards: most rules' values): Arrow text, missing NaN, never a
         # Python string per finding (4M late bets: 0.7 GB for a moment). Mixed with numbers, which
@@ -222,9 +247,10 @@ def findings_of(ruled: list[tuple[Rule, pd.DataFrame]], lang: str) -> pd.DataFra
     columns = {
         "rule": same([r.code for r in rules]), "name": same([r.name for r in rules]),
         "severity": same([r.severity for r in rules]), "game": same([r.game for r in rules]),
-        "table_id": joined([_ids(h["table_id"]) for h in parts]), "round_id": joined([_ids(h["round_id"]) for h in parts]),
-        "item_id": joined([_ids(h["item_id"]) for h in parts]),
-        "ts": text_series(iso_arrow(_joined([_utc(h["ts"]) for h in parts]), micro=True), index),  # missing: NaN
+        "table_id": ids([h["table_id"] for h in parts]), "round_id": ids([h["round_id"] for h in parts]),
+        "item_id": ids([h["item_id"] for h in parts]),
+        "ts": text_series(iso_arrow(pd.Series(_end_to_end([_utc_instants(h["ts"]) for h in parts]), index=index, copy=False), micro=True),
+                          index),  # missing: NaN
         "expected": values([h["expected"] for h in parts]), "observed": values([h["observed"] for h in parts]),
         # Message and source are never missing: Arrow-backed text, without a Python string per finding
         # (4M findings: gigabytes and seconds). Log findings' details already quote the offending cell.
@@ -254,6 +280,12 @@ def _file_text(values: pd.Series) -> pa.Array:
     if text is None:
         text = pa.array(values.astype(object).fillna("").to_numpy(dtype=object), type=pa.large_string())
     return pc.fill_null(text, "")
+
+
+def _id_text(values: pd.Series) -> pa.Array | None:
+    """Ids as Arrow large_string, null where missing (`text_array`); None for a column of anything
+    but text."""
+    return arrow(values).cast(pa.large_string()) if is_arrow_text(values) else text_array(values)
 
 
 def _ids(values: pd.Series) -> pd.Series:

@@ -101,6 +101,37 @@ def test_several_rules_hits_made_findings_at_once_are_each_rules_findings_alone(
     assert "(" not in together["message"].iloc[3]  # a log rule's message never carries its values
 
 
+def test_findings_times_and_ids_read_as_held_are_each_rules_own_whatever_their_kind() -> None:
+    """A finding's time is its hit's instant in UTC, and its ids its hit's ids as
+    text, missing as missing, whatever kind of column each rule's hits hold them in: times zoned in
+    another zone, naive (UTC), in seconds or nanoseconds, dates, none at all; ids as Arrow text,
+    Python strings, categories, numbers."""
+    import datetime as dt
+
+    from auditor.engine import findings_of
+    from auditor.rules import REGISTRY
+
+    times = [pd.Series(pd.to_datetime(["2026-03-28T23:30:00.5Z", None], utc=True).tz_convert("Europe/Andorra")),
+             pd.Series(pd.to_datetime(["2026-03-29T01:00:00.000000001", "1970-01-01T00:00:00.000000000"]).as_unit("ns")),
+             pd.Series(pd.to_datetime(["2026-03-01T21:00:00", "2026-03-01T21:00:01"]).as_unit("s")),
+             pd.Series([dt.date(2026, 3, 2), None], dtype=object),
+             pd.Series(np.full(2, np.datetime64("NaT", "ns")))]
+    ids = [pd.Series(["T1", None], dtype="str"), pd.Series(["T2", None], dtype=object),
+           pd.Series(pd.Categorical(["T3", None])), pd.Series(["T4", "T5"], dtype="str"), pd.Series([7, None], dtype=object)]
+    parts = [pd.DataFrame({"table_id": table, "round_id": table, "item_id": pd.Series([None, "I"], dtype=object), "ts": ts,
+                           "expected": None, "observed": None, "file": "f.csv", "line": [1, 2], "detail": None})
+             for ts, table in zip(times, ids, strict=True)]
+    found = findings_of([(REGISTRY["CDF120"], part) for part in parts], "en")
+    assert [None if pd.isna(v) else v for v in found["ts"]] == [
+        "2026-03-28T23:30:00.500000+00:00", None, "2026-03-29T01:00:00+00:00", "1970-01-01T00:00:00+00:00",  # a nanosecond: no microsecond
+        "2026-03-01T21:00:00+00:00", "2026-03-01T21:00:01+00:00", "2026-03-02T00:00:00+00:00", None, None, None]
+    shown = [None if pd.isna(v) else v for v in found["table_id"]]
+    assert shown == ["T1", None, "T2", None, "T3", None, "T4", "T5", 7, None]
+    assert shown == [None if pd.isna(v) else v for v in found["round_id"]]
+    texts = findings_of([(REGISTRY["CDF120"], part) for part in parts[:4]], "en")  # every part's ids text: read by Arrow
+    assert [None if pd.isna(v) else v for v in texts["table_id"]] == shown[:8] and str(texts["table_id"].dtype) == "str"
+
+
 def test_the_findings_are_the_same_however_a_games_rules_were_batched() -> None:
     """Which rules' hits are made findings together depends on which thread took them (`_GameWork`):
     a text rule's missing value must read the same, batched with text rules only (Arrow text) or
