@@ -1302,9 +1302,15 @@ def without_rows(values: pa.Array | pa.ChunkedArray, dropped: np.ndarray) -> pa.
     return pa.concat_arrays(parts) if parts else pa.array([], type=values.type)
 
 
+# pandas' "str" dtype: Arrow-backed text, missing values NaN.
+STR = pd.StringDtype(storage="pyarrow", na_value=np.nan)
+
+
 def text_series(text: pa.Array, index: pd.Index) -> pd.Series:
-    """Arrow text as a pandas str column (missing: NaN), without copying it."""
-    return pd.Series(text.to_pandas().array, index=index, copy=False)
+    """Arrow text (string or large_string) as a pandas str column (missing: NaN), without copying
+    it: wrapped as pandas' own array of it, where `to_pandas` took 2.5 times as long (40-50 against
+    17-20 µs a call; a rule's hits and findings make some of them each)."""
+    return pd.Series(pd.arrays.ArrowStringArray(text, dtype=STR), index=index, copy=False)
 
 
 _PER_SECOND = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}
