@@ -106,7 +106,17 @@ def text_categories(column: pa.ChunkedArray) -> pd.Categorical:
             part[bools(indices.is_null())] = -1
         at += len(chunk)
     categories = pd.Index(names.to_pandas(), dtype="str")
-    return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(categories, ordered=False), validate=False)
+    return pd.Categorical.from_codes(codes, dtype=known_categories(categories), validate=False)
+
+
+def known_categories(categories: pd.Index) -> pd.CategoricalDtype:
+    """The unordered dtype of `categories`, names the caller knows to be distinct and none missing
+    (a Parquet dictionary Arrow found so: `readers._distinct_names`, `_text_names`). pandas'
+    constructor checks them again, hashing every name while it holds the interpreter's lock (the
+    month's 25 dictionary columns: some 36 ms of it an audit, the rules' threads waiting); its own
+    fastpath skips the check, and is used where this pandas has it."""
+    fast = getattr(pd.CategoricalDtype, "_from_fastpath", None)
+    return fast(categories, ordered=False) if fast is not None else pd.CategoricalDtype(categories, ordered=False)  # type: ignore[no-any-return]
 
 
 def masked_integers(column: pa.ChunkedArray) -> pd.arrays.IntegerArray:

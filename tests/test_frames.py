@@ -1005,6 +1005,24 @@ def test_text_categories_are_the_categorical_pandas_makes_of_a_dictionary(many: 
         assert got.cat.codes.tolist() == want.cat.codes.tolist()
 
 
+def test_a_dtype_of_names_known_distinct_is_the_dtype_pandas_checks_them_into() -> None:
+    """`known_categories` skips pandas' check of names the load found distinct and present: the
+    dtype is the one pandas makes of them, equal, of one hash, and a Categorical of it compares,
+    looks up and groups by its names alike."""
+    from auditor.frames import known_categories
+
+    names = pd.Index([f"P{i:05d}" for i in range(20_000)] + ["", "a b", "é"], dtype="str")
+    fast, checked = known_categories(names), pd.CategoricalDtype(names, ordered=False)
+    assert fast == checked and hash(fast) == hash(checked) and not fast.ordered
+    assert list(fast.categories) == list(names) and fast.categories.dtype == names.dtype
+    codes = np.array([0, 20_001, -1, 3, 20_002, 3], dtype=np.int16)
+    got = pd.Series(pd.Categorical.from_codes(codes, dtype=fast, validate=False))
+    want = pd.Series(pd.Categorical.from_codes(codes, dtype=checked, validate=False))
+    assert got.equals(want) and (got == "P00003").tolist() == (want == "P00003").tolist()
+    assert got.isin(["a b", "é"]).tolist() == [False, True, False, False, True, False]
+    assert got.value_counts().to_dict() == want.value_counts().to_dict()
+
+
 @pytest.mark.parametrize(("kind", "nullable"), [(pa.int64(), pd.Int64Dtype()), (pa.int32(), pd.Int32Dtype()), (pa.uint64(), pd.UInt64Dtype()), (pa.int8(), pd.Int8Dtype())])
 def test_masked_integers_are_pandas_nullable_integers(kind: pa.DataType, nullable: pd.api.extensions.ExtensionDtype) -> None:
     column = pa.chunked_array([pa.array([1, None, 3], kind), pa.array([None, 5], kind), pa.array([7, None, 9, None], kind).slice(1, 2)])
