@@ -228,7 +228,7 @@ def findings_of(ruled: list[tuple[Rule, pd.DataFrame]], lang: str) -> pd.DataFra
         # Each part's ids as Arrow text laid end to end, made a pandas column once: a pandas column
         # of each part first, then Arrow again, cost some 0.15 ms a part and column (68 rules' hits:
         # 30 ms, holding the interpreter's lock). Any other kind of ids (never seen) as `_ids`.
-        texts = [_id_text(c) for c in columns]
+        texts = [text_array(c) for c in columns]
         if all(text is not None for text in texts):
             return text_series(_end_to_end(cast(list[pa.Array], texts)), index)
         return joined([_ids(c) for c in columns])
@@ -280,12 +280,6 @@ def _file_text(values: pd.Series) -> pa.Array:
     if text is None:
         text = pa.array(values.astype(object).fillna("").to_numpy(dtype=object), type=pa.large_string())
     return pc.fill_null(text, "")
-
-
-def _id_text(values: pd.Series) -> pa.Array | None:
-    """Ids as Arrow large_string, null where missing (`text_array`); None for a column of anything
-    but text."""
-    return arrow(values).cast(pa.large_string()) if is_arrow_text(values) else text_array(values)
 
 
 def _ids(values: pd.Series) -> pd.Series:
