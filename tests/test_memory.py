@@ -81,10 +81,16 @@ def _as_a_fresh_shell() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in (memory.ARROW_POOL_VARIABLE, memory.BLAS_THREADS_VARIABLE)}
 
 
+def _python_in_a_fresh_shell(code: str, *args: str, variables: dict[str, str] | None = None) -> str:
+    """What `code` (with `args`) prints, run by this Python from the project's root in a fresh
+    shell's environment (`_as_a_fresh_shell`), with `variables` set in it."""
+    run = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent, env=_as_a_fresh_shell() | (variables or {}))
+    return run.stdout
+
+
 def _where_memory_lands(order: str, tmp: Path) -> dict[str, object]:
-    run = subprocess.run([sys.executable, "-c", _WHERE_MEMORY_LANDS, order, str(tmp)], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parent.parent, env=_as_a_fresh_shell())
-    return json.loads(run.stdout)  # type: ignore[no-any-return]
+    return json.loads(_python_in_a_fresh_shell(_WHERE_MEMORY_LANDS, order, str(tmp)))  # type: ignore[no-any-return]
 
 
 @pytest.mark.skipif(not GLIBC, reason="the policy needs glibc's mallopt")
@@ -133,12 +139,8 @@ print(json.dumps([first, again, os.environ.get(memory.ARROW_POOL_VARIABLE)]))
 @pytest.mark.skipif(not GLIBC, reason="the policy needs glibc's mallopt")
 @pytest.mark.parametrize(("chosen", "expected"), [(None, [True, False, "system"]), ("jemalloc", [False, False, "jemalloc"])])
 def test_arrow_pool_is_set_before_pyarrow_loads_unless_the_user_chose_one(chosen: str | None, expected: list[object]) -> None:
-    env = _as_a_fresh_shell()
-    if chosen is not None:
-        env[memory.ARROW_POOL_VARIABLE] = chosen
-    run = subprocess.run([sys.executable, "-c", _POOL_CHOSEN], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parent.parent, env=env)
-    assert json.loads(run.stdout) == expected
+    variables = {memory.ARROW_POOL_VARIABLE: chosen} if chosen is not None else None
+    assert json.loads(_python_in_a_fresh_shell(_POOL_CHOSEN, variables=variables)) == expected
 
 
 _ENTRY_ORDER = """
@@ -162,9 +164,7 @@ print(json.dumps(seen))
 
 
 def test_the_command_sets_the_arena_limit_and_arrow_pool_before_numpy_or_pyarrow_is_imported() -> None:
-    run = subprocess.run([sys.executable, "-c", _ENTRY_ORDER], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parent.parent, env=_as_a_fresh_shell())
-    assert json.loads(run.stdout.splitlines()[-1]) == {"numpy or pyarrow imported before": False, "Arrow's pool": "system" if GLIBC else None,
+    assert json.loads(_python_in_a_fresh_shell(_ENTRY_ORDER).splitlines()[-1]) == {"numpy or pyarrow imported before": False, "Arrow's pool": "system" if GLIBC else None,
                                                        "OpenBLAS threads": "1"}
 
 
@@ -173,9 +173,7 @@ def test_numpy_set_up_as_the_command_does_starts_no_thread_of_its_own() -> None:
     """What `one_blas_thread` is for: numpy's import, once the variable is set, leaves the process
     with its one thread (OpenBLAS would start one for each other core)."""
     count = "import os; from auditor import memory; memory.one_blas_thread(); import numpy; print(len(os.listdir('/proc/self/task')))"
-    env = _as_a_fresh_shell()
-    run = subprocess.run([sys.executable, "-c", count], capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parent.parent, env=env)
-    assert run.stdout.strip() == "1"
+    assert _python_in_a_fresh_shell(count).strip() == "1"
 
 
 _BLAS_CHOSEN = """
@@ -190,12 +188,8 @@ print(json.dumps([first, again, os.environ.get(memory.BLAS_THREADS_VARIABLE)]))
 
 @pytest.mark.parametrize(("chosen", "expected"), [(None, [True, False, "1"]), ("2", [False, False, "2"])])
 def test_openblas_threads_are_set_to_one_before_numpy_loads_unless_the_user_chose_a_count(chosen: str | None, expected: list[object]) -> None:
-    env = _as_a_fresh_shell()
-    if chosen is not None:
-        env[memory.BLAS_THREADS_VARIABLE] = chosen
-    run = subprocess.run([sys.executable, "-c", _BLAS_CHOSEN], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parent.parent, env=env)
-    assert json.loads(run.stdout) == expected
+    variables = {memory.BLAS_THREADS_VARIABLE: chosen} if chosen is not None else None
+    assert json.loads(_python_in_a_fresh_shell(_BLAS_CHOSEN, variables=variables)) == expected
 
 
 def test_between_games_memory_is_handed_back_unless_kept(monkeypatch: pytest.MonkeyPatch) -> None:
