@@ -7,9 +7,9 @@ the time pyarrow takes just to read the files (the faster of two reads in this p
 reusing the first's memory; and the read in a fresh process of its own, as the audit starts), the
 whole audit (load, each game's rules, outputs) measured in a child process with its peak memory
 (the fastest of `--audit-runs`, 3 by default, each run just after a read of each kind, so that
-every ratio also compares the same minutes), then the same audit again in that process, its memory
-reused as the bench's own read reuses its memory (so that each read is set against an audit that
-starts as it does), then `--settled-pairs` pairs of a read and an audit in fresh processes, each
+every ratio also compares the same minutes), then the same audit again in that process, twice, its
+memory reused as the bench's own read reuses its memory, the faster judged as the faster of the
+bench's two reads is (so that each read is set against an audit that starts as it does), then `--settled-pairs` pairs of a read and an audit in fresh processes, each
 started after `--settle` seconds idle (so that neither reuses memory another process just freed),
 rows per second per game, the ratios to the reads, and the same handful of
 checks written with pandera, timed on the same frames. `--by-partition`:
@@ -50,6 +50,12 @@ sys.path.insert(0, str(ROOT))
 # its peak memory under this many (decimal) gigabytes.
 TIME_TARGET = 3.0
 MEMORY_TARGET_GB = 4.0
+
+# The audit run again in its process, each child this many times, the faster judged: the bench's
+# read it is set against is the faster of two reads (`pyarrow_read`, memory reused), and the faster
+# of two samples is the luckier one on a host whose speed swings from second to second, so one run
+# of the audit against the faster of two reads weighed the host's swings against the audit alone.
+AGAIN_RUNS = 2
 
 GAME_TABLES = {
     "chemin_de_fer": ("cdf_coups", "cdf_stakes"),
@@ -228,7 +234,7 @@ def child(bundle: Path, out: Path, workers: int | None, again: bool = False) -> 
     """Runs in its own process so that its peak memory is the audit's alone. The audit the CLI runs
     (`audit_bundle`: a game's tables loaded, audited and let go at a time; its phases are the sums
     of its turns' loads and rules). `again`: then the same audit
-    once more in the same process, its memory already faulted in (the first run's, kept for reuse),
+    `AGAIN_RUNS` times more in the same process, its memory already faulted in (the first run's, kept for reuse),
     as the bench's own read's is: its time against that read compares the audit's work with the
     read's, what fresh memory costs on this machine left out of both."""
     from auditor.memory import before_imports, keep_freed_memory_for, set_up_audit_process
@@ -274,14 +280,21 @@ def child(bundle: Path, out: Path, workers: int | None, again: bool = False) -> 
               "peak_gib": own_peak_gib(), "huge_pages": own_huge_pages()}
     if again:
         del result, loaded, summary, prepared
-        gc.collect()
-        before = own_usage()
-        started, cpu_started = time.perf_counter(), time.process_time()
-        summary = audit_once(bundle, out, workers)
-        after = own_usage()
-        report["again"] = {"total": time.perf_counter() - started, "cpu": time.process_time() - cpu_started, "user": after["user"] - before["user"],
-                           "sys": after["sys"] - before["sys"], "faults": after["faults"] - before["faults"],
-                           "findings": summary["findings"]["total"]}  # type: ignore[index]
+        runs = []
+        for _ in range(AGAIN_RUNS):
+            gc.collect()
+            before = own_usage()
+            started, cpu_started = time.perf_counter(), time.process_time()
+            summary = audit_once(bundle, out, workers)
+            after = own_usage()
+            runs.append({"total": time.perf_counter() - started, "cpu": time.process_time() - cpu_started, "user": after["user"] - before["user"],
+                         "sys": after["sys"] - before["sys"], "faults": after["faults"] - before["faults"],
+                         "findings": summary["findings"]["total"]})  # type: ignore[index]
+        # The faster run again is judged, as the bench's read is the faster of two (`AGAIN_RUNS`);
+        # what they took together is taken out of the first audit's own figures (`measured`).
+        report["again"] = {**min(runs, key=lambda r: r["total"]), "runs": [r["total"] for r in runs],
+                           "same_findings": len({r["findings"] for r in runs}) == 1,
+                           "together": {k: sum(r[k] for r in runs) for k in ("total", "user", "sys", "faults")}}
     report["at_result"] = own_usage()
     print("RESULT " + json.dumps(report))
 
@@ -626,8 +639,8 @@ def measured(cmd: list[str]) -> tuple[dict[str, Any], float]:
         at = report["at_result"]
         report["rusage"].update(after_result=exited_at - at["at"],
                                 sys_after_result=usage.ru_stime - at["sys"], faults_after_result=usage.ru_minflt + usage.ru_majflt - at["faults"])
-    if "again" in report:  # the first audit's own: the second's CPU, page faults and time taken out
-        again = report["again"]
+    if "again" in report:  # the first audit's own: the runs again's CPU, page faults and time taken out
+        again = report["again"]["together"]
         report["rusage"].update(user=usage.ru_utime - again["user"], sys=usage.ru_stime - again["sys"],
                                 faults=report["rusage"]["faults"] - again["faults"], elapsed=elapsed - again["total"])
     report["vmstat"] = {name: after[name] - before[name] for name in after if name in before and after[name] != before[name]}
@@ -790,7 +803,8 @@ def main() -> None:
         print(f"           like against like from a settled machine, each in a fresh process after {args.settle:g} s idle (reads "
               + ", ".join(f"{r:.2f}" for r, _ in settled) + " s, audits " + ", ".join(f"{a:.2f}" for _, a in settled)
               + f" s, order alternated): {verdict(judged[0])}")
-    print(f"           like against like, both reusing their memory (the audit run again in its process): {verdict(again_ratios)}")
+    print(f"           like against like, both reusing their memory (the audit run again in its process, the faster of {AGAIN_RUNS},"
+          f" against the faster of the bench's two reads): {verdict(again_ratios)}")
     held = all(r <= TIME_TARGET for ratios in judged for r in ratios)
     print(f"           like against like: {'met' if held else 'NOT met'}" + ("" if settled else " (no settled pairs taken: both reusing memory alone)"))
     print(f"           not judged: fresh processes back to back, each read just after the bench's own: {verdict(fresh_ratios, note=False)};"
@@ -802,8 +816,9 @@ def main() -> None:
     def each(key: str, scale: float = 1) -> str:
         return ", ".join(f"{a[key] / scale:.2f}" for a in agains)
 
-    same = all(a["findings"] == r["findings"] for a, (r, _) in zip(agains, runs, strict=True))
-    print(f"  the audit again, same process: {min(a['total'] for a in agains):8.2f} s   (runs: {each('total')} s; CPU {each('cpu')} s, "
+    same = all(a["findings"] == r["findings"] and a.get("same_findings", True) for a, (r, _) in zip(agains, runs, strict=True))
+    every = "; ".join(", ".join(f"{x:.2f}" for x in a.get("runs", [a["total"]])) for a in agains)
+    print(f"  the audit again, same process: {min(a['total'] for a in agains):8.2f} s   (each child's runs: {every} s; the faster's CPU {each('cpu')} s, "
           f"of it the kernel's {each('sys')} s for {each('faults', 1e6)}M page faults; "
           f"{'the same findings' if same else 'FINDINGS DIFFER from the first run'})")
 
