@@ -9,7 +9,8 @@ whole audit (load, each game's rules, outputs) measured in a child process with 
 (the fastest of `--audit-runs`, 3 by default, each run just after a read of each kind, so that
 every ratio also compares the same minutes), then the same audit again in that process, twice, its
 memory reused as the bench's own read reuses its memory, the faster judged as the faster of the
-bench's two reads is (so that each read is set against an audit that starts as it does), then `--settled-pairs` pairs of a read and an audit in fresh processes, each
+bench's two reads is (so that each read is set against an audit that starts as it does), then
+`--settled-pairs` pairs of a read and an audit in fresh processes, each
 started after `--settle` seconds idle (so that neither reuses memory another process just freed),
 rows per second per game, the ratios to the reads, and the same handful of
 checks written with pandera, timed on the same frames. `--by-partition`:
@@ -233,9 +234,9 @@ def audit_once(bundle: Path, out: Path, workers: int) -> dict[str, Any]:
 def child(bundle: Path, out: Path, workers: int | None, again: bool = False) -> None:
     """Runs in its own process so that its peak memory is the audit's alone. The audit the CLI runs
     (`audit_bundle`: a game's tables loaded, audited and let go at a time; its phases are the sums
-    of its turns' loads and rules). `again`: then the same audit
-    `AGAIN_RUNS` times more in the same process, its memory already faulted in (the first run's, kept for reuse),
-    as the bench's own read's is: its time against that read compares the audit's work with the
+    of its turns' loads and rules). `again`: then the same audit `AGAIN_RUNS` times more in the
+    same process, its memory already faulted in (the first run's, kept for reuse), as the bench's
+    own read's is: its time against that read compares the audit's work with the
     read's, what fresh memory costs on this machine left out of both."""
     from auditor.memory import before_imports, keep_freed_memory_for, set_up_audit_process
 
@@ -816,8 +817,8 @@ def main() -> None:
     def each(key: str, scale: float = 1) -> str:
         return ", ".join(f"{a[key] / scale:.2f}" for a in agains)
 
-    same = all(a["findings"] == r["findings"] and a.get("same_findings", True) for a, (r, _) in zip(agains, runs, strict=True))
-    every = "; ".join(", ".join(f"{x:.2f}" for x in a.get("runs", [a["total"]])) for a in agains)
+    same = all(a["findings"] == r["findings"] and a["same_findings"] for a, (r, _) in zip(agains, runs, strict=True))
+    every = "; ".join(", ".join(f"{x:.2f}" for x in a["runs"]) for a in agains)
     print(f"  the audit again, same process: {min(a['total'] for a in agains):8.2f} s   (each child's runs: {every} s; the faster's CPU {each('cpu')} s, "
           f"of it the kernel's {each('sys')} s for {each('faults', 1e6)}M page faults; "
           f"{'the same findings' if same else 'FINDINGS DIFFER from the first run'})")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from itertools import islice
 from pathlib import Path
@@ -147,11 +147,11 @@ def _lookup(result: AuditResult, table: str, key: str, ids: set[str]) -> dict[st
     return {str(r[key]): r for r in _records(shown.take(rows_holding(frame[key], sorted(ids))))}
 
 
-def _columns(frame: pd.DataFrame, names: Iterable[str] | None = None) -> dict[str, list[object]]:
-    """The frame's values by column (those of `names`, or all), boxed a column at a time (`tolist`):
-    pandas' to_dict("records") boxes each cell on its own (the month's report: its context 0.36 ->
-    0.25 s, evidence and findings shown)."""
-    return {name: frame[name].tolist() for name in (frame.columns if names is None else names)}
+def _columns(frame: pd.DataFrame) -> dict[str, list[object]]:
+    """The frame's values by column, boxed a column at a time (`tolist`): pandas'
+    to_dict("records") boxes each cell on its own (the month's report: its context 0.36 -> 0.25 s,
+    evidence and findings shown)."""
+    return {name: frame[name].tolist() for name in frame.columns}
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, object]]:
