@@ -48,7 +48,7 @@ A = TypeVar("A", np.ndarray, pa.Array)
 # Hits held before they are turned into findings together (`findings_of`): some rules' worth of the
 # usual few hundred each, never millions.
 BATCH_HITS = 100_000
-# Two games at once: on 13M rows, 10.7 s -> 8.4 s for 3.3 -> 3.6 GB at peak (README, Performance).
+# Two games at once: on 13M rows, 10.7 s -> 8.4 s for 3.3 -> 3.6 GB at peak (bench/MEASUREMENTS.md).
 DEFAULT_WORKERS = min(2, os.cpu_count() or 1)
 
 
@@ -605,7 +605,7 @@ def audit_bundle(
     run_audit's on the loaded bundle; the result's frames hold the evidence rows, and the items set
     aside are let go. The benchmark's 13M rows (2026-12-03, eight alternating runs): peak 2.0-2.2
     -> 1.6-1.7 GiB, medians 8.4 -> 6.6 s fresh (the kernel's price for fresh memory, which grows
-    with the peak on this machine), 5.0 -> 5.0 s run again in the process (README, Performance)."""
+    with the peak on this machine), 5.0 -> 5.0 s run again in the process (bench/MEASUREMENTS.md)."""
     found = found if found is not None else _finding_runs(ruleset)
     say = progress or (lambda _m: None)
     load = BundleLoad(path, say)
