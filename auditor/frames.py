@@ -1323,6 +1323,31 @@ def text_series(text: pa.Array, index: pd.Index) -> pd.Series:
     return pd.Series(pd.arrays.ArrowStringArray(text, dtype=STR), index=index, copy=False)
 
 
+# How many chunks `take_sorted` takes from one by one at most: a chunk's own take costs some 20 µs of
+# Python, Arrow's joining of 4M ids some 14 ms.
+TAKE_CHUNKS_APART = 200
+
+
+def take_sorted(values: pa.ChunkedArray, positions: np.ndarray) -> pa.Array | pa.ChunkedArray:
+    """`values` at `positions` (in increasing order), taken from each chunk on its own where they
+    fall in a few chunks. Arrow's `take` of a column in several chunks (text read from CSV or JSONL
+    a block at a time, or from a table's several files) joins them all first: a rule's 700 findings
+    among 4M bets in 16 chunks took 14 ms a column that way, 0.9 ms so; past `TAKE_CHUNKS_APART`
+    chunks touched, Arrow's way is the quicker."""
+    starts = np.zeros(values.num_chunks + 1, dtype=np.int64)
+    np.cumsum([len(chunk) for chunk in values.chunks], out=starts[1:])
+    at = np.searchsorted(starts, positions, side="right") - 1  # each position's chunk
+    edges = np.flatnonzero(np.diff(at)) + 1
+    if len(edges) >= TAKE_CHUNKS_APART:
+        return values.take(pa.array(positions, type=pa.int64()))
+    parts = [
+        values.chunk(int(at[lo])).take(pa.array(positions[lo:hi] - starts[at[lo]]))
+        for lo, hi in zip(np.r_[0, edges].tolist(), np.r_[edges, len(positions)].tolist(), strict=True)
+        if hi > lo
+    ]
+    return pa.concat_arrays(parts) if parts else pa.array([], type=values.type)
+
+
 _PER_SECOND = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}
 _UTC = b"+00:00"
 

@@ -11,7 +11,7 @@ import pytest
 
 from auditor.frames import (
     _search_index, _sortable, among, arrow, as_categories, bools, by_code, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, first_words, in_sorted, in_words, is_sorted, isin, iso_text, join_on_key,
-    kept_rising, later_occurrences, masked_integers, named, note_rising, order_by, positions, reduce_by, repeated_ids, row_sums, rows_holding, run_starts, stable_sorted, sums_by, sums_by_each, text_categories, unique_inverse, without_rows,
+    kept_rising, later_occurrences, masked_integers, named, note_rising, order_by, positions, reduce_by, repeated_ids, row_sums, rows_holding, run_starts, stable_sorted, sums_by, sums_by_each, take_sorted, text_categories, unique_inverse, without_rows,
 )
 
 
@@ -657,6 +657,48 @@ def test_hits_name_a_table_gathered_as_categories_as_the_text_it_was() -> None:
     as_text = hits(frame, np.array([True, False, True]), round_col="round_id")
     as_codes = hits(frame.assign(table_id=as_categories(frame["table_id"])), np.array([True, False, True]), round_col="round_id")
     pd.testing.assert_frame_equal(as_codes, as_text)
+
+
+@pytest.mark.parametrize("cuts", [[], [0, 0, 3], [1, 2, 3, 4, 5, 6, 7, 8, 9], [5, 5, 5, 10]])
+@pytest.mark.parametrize("seed", range(3))
+def test_take_sorted_gives_arrows_take_of_the_column_in_any_chunks(cuts: list[int], seed: int) -> None:
+    """Rows taken chunk by chunk are the rows Arrow's take of the joined column gives: empty chunks,
+    missing values, a chunk touched once or not at all; past `TAKE_CHUNKS_APART` chunks, Arrow's own."""
+    import auditor.frames as frames
+
+    rng = np.random.default_rng(seed)
+    values = pa.array([None if v % 7 == 3 else f"B{v:04d}" for v in range(12)], type=pa.large_string())
+    bounds = [0, *cuts, len(values)]
+    chunked = pa.chunked_array([values.slice(a, b - a) for a, b in zip(bounds, bounds[1:])], type=pa.large_string())
+    for k in range(len(values) + 1):
+        positions = np.sort(rng.choice(len(values), k, replace=False)).astype(np.int64)
+        taken = take_sorted(chunked, positions)
+        assert pa.chunked_array([taken]).combine_chunks().equals(values.take(pa.array(positions, type=pa.int64())))
+    frames_apart = frames.TAKE_CHUNKS_APART
+    try:
+        frames.TAKE_CHUNKS_APART = 1
+        positions = np.arange(len(values), dtype=np.int64)
+        assert pa.chunked_array([take_sorted(chunked, positions)]).combine_chunks().equals(values)
+    finally:
+        frames.TAKE_CHUNKS_APART = frames_apart
+
+
+def test_hits_of_text_in_chunks_are_those_of_the_same_text_in_one() -> None:
+    """A column read a block or a file at a time (several Arrow chunks) names the same rows in a
+    rule's findings as the column in one chunk."""
+    from auditor.rules.base import hits
+
+    ids = ["B1", "B2", None, "B4", "B5", "B6"]
+    whole = pd.Series(pd.array(ids, dtype="str"))
+    chunked = pa.chunked_array([pa.array(ids[:2], pa.large_string()), pa.array(ids[2:2], pa.large_string()), pa.array(ids[2:], pa.large_string())])
+    in_chunks = pd.Series(pd.arrays.ArrowStringArray(chunked, dtype=whole.dtype))
+    assert in_chunks.array.__arrow_array__().num_chunks == 3
+    frame = pd.DataFrame({"table_id": "T1", "round_id": whole, "ts": pd.to_datetime(["2026-01-01T10:00Z"] * 6, utc=True)})
+    mask = np.array([False, True, True, False, True, True])
+    one = hits(frame, mask, round_col="round_id", observed=lambda rows: rows["round_id"])
+    several = hits(frame.assign(round_id=in_chunks), mask, round_col="round_id", observed=lambda rows: rows["round_id"])
+    pd.testing.assert_frame_equal(several, one)
+    assert list(several["round_id"].astype(object).where(several["round_id"].notna(), None)) == ["B2", None, "B5", "B6"]
 
 
 @pytest.mark.parametrize("values", [

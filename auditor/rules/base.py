@@ -15,8 +15,9 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
-from auditor.frames import is_arrow_text, isin, iso_arrow, stable_sorted, text_array, text_series
+from auditor.frames import is_arrow_text, isin, iso_arrow, stable_sorted, take_sorted, text_array, text_series
 from auditor.loading import Bundle
 from auditor.once import BuildLocks
 from auditor.ruleset import Ruleset
@@ -209,7 +210,11 @@ class Offending:
             # `.iloc[positions]`, but the rows' index is taken once for every column, not again for
             # each (a rule's findings take some six columns: 60-100 µs a column less).
             column = self.frame[name]
-            self._taken[name] = pd.Series(column.array.take(self.positions), index=self.index, name=column.name, copy=False)
+            source = column.array.__arrow_array__() if is_arrow_text(column) else None
+            if isinstance(source, pa.ChunkedArray) and source.num_chunks > 1:  # text read a block or a file at a time
+                self._taken[name] = text_series(take_sorted(source, self.positions), self.index).rename(column.name)
+            else:
+                self._taken[name] = pd.Series(column.array.take(self.positions), index=self.index, name=column.name, copy=False)
         return self._taken[name]
 
     def of(self, values: pd.Series) -> pd.Series:
