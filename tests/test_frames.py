@@ -699,6 +699,11 @@ def test_hits_of_text_in_chunks_are_those_of_the_same_text_in_one() -> None:
     several = hits(frame.assign(round_id=in_chunks), mask, round_col="round_id", observed=lambda rows: rows["round_id"])
     pd.testing.assert_frame_equal(several, one)
     assert list(several["round_id"].astype(object).where(several["round_id"].notna(), None)) == ["B2", None, "B5", "B6"]
+    # A rule's function sees the column's own dtype, missing as NA where the column holds NA.
+    with_na = pd.Series(pd.arrays.ArrowStringArray(chunked, dtype=pd.StringDtype("pyarrow")))
+    seen: list[pd.Series] = []
+    hits(frame.assign(round_id=with_na), mask, round_col="round_id", observed=lambda rows: seen.append(rows["round_id"]) or rows["round_id"])
+    assert seen[0].dtype == with_na.dtype and seen[0].isna().tolist() == [False, True, False, False]
 
 
 @pytest.mark.parametrize("values", [

@@ -210,11 +210,14 @@ class Offending:
             # `.iloc[positions]`, but the rows' index is taken once for every column, not again for
             # each (a rule's findings take some six columns: 60-100 µs a column less).
             column = self.frame[name]
-            source = column.array.__arrow_array__() if is_arrow_text(column) else None
+            values = column.array
+            source = values.__arrow_array__() if is_arrow_text(column) else None
             if isinstance(source, pa.ChunkedArray) and source.num_chunks > 1:  # text read a block or a file at a time
-                self._taken[name] = text_series(take_sorted(source, self.positions), self.index).rename(column.name)
+                # Its own dtype kept (missing as NaN or as NA), as `take` keeps it.
+                values = pd.arrays.ArrowStringArray(take_sorted(source, self.positions), dtype=column.dtype)
             else:
-                self._taken[name] = pd.Series(column.array.take(self.positions), index=self.index, name=column.name, copy=False)
+                values = values.take(self.positions)
+            self._taken[name] = pd.Series(values, index=self.index, name=column.name, copy=False)
         return self._taken[name]
 
     def of(self, values: pd.Series) -> pd.Series:
