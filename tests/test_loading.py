@@ -625,6 +625,69 @@ def test_parquet_directory_of_partitions(tmp_path: Path) -> None:
     assert [f.name for f in bundle.files if f.table == "cdf_coups"] == ["cdf_coups/2026-03-01.parquet", "cdf_coups/2026-03-02.parquet"]
 
 
+def test_a_tables_parquet_files_made_pandas_together_keep_each_row_s_file_and_line(tmp_path: Path) -> None:
+    """A table's Parquet files of one schema are made pandas at once (`readers.frames_of`), a file
+    of another schema between them on its own: each row still names its own file and line, the
+    rows of bad text and the bad cells are quarantined under theirs, and the files' counts reconcile."""
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    part = tmp_path / "cdf_coups"
+    part.mkdir()
+    days = {
+        "2026-03-01": [coup("C1"), coup("C2", coup_no=2)],
+        "2026-03-02": [coup("C3", coup_no=3), coup("C4", coup_no=4), coup("C5", coup_no=5, bank_event="stolen"), coup("C6", coup_no=6)],
+        "2026-03-03": [coup("C7", coup_no=7)],  # its mode written as bytes: another schema
+        "2026-03-04": [coup("C8", coup_no=8), coup("C9", coup_no=9)],
+    }
+
+    def rewrite(day: str, table: pa.Table) -> pa.Table:
+        if day == "2026-03-02":
+            bad = _bad_utf8(table["player_id"].to_pylist(), 1, pa.string()).cast(pa.binary()).cast(pa.large_binary())
+            return _replaced(table, "player_id", bad.view(table.schema.field("player_id").type))
+        if day == "2026-03-03":
+            return _replaced(table, "mode", table["mode"].cast(pa.binary()))
+        return table
+
+    _write_days(part, days, rewrite)
+    schemas = [pq.read_schema(part / f"{day}.parquet") for day in days]
+    assert schemas[0].equals(schemas[1]) and schemas[1].equals(schemas[3]) and not schemas[1].equals(schemas[2])
+    bundle = load_bundle(tmp_path)
+    q = bundle.quarantine
+    assert list(zip(q["file"], q["line"], strict=True)) == [("cdf_coups/2026-03-02.parquet", 2), ("cdf_coups/2026-03-02.parquet", 3)]
+    assert q.iloc[0]["reason"] == "player_id: not UTF-8 text at byte 2" and q.iloc[1]["reason"].startswith("bank_event: not one of")
+    c = bundle.frames["cdf_coups"]
+    assert list(c["coup_id"]) == ["C1", "C2", "C3", "C6", "C7", "C8", "C9"]
+    assert [(f.split("/")[-1][:10], int(n)) for f, n in zip(c["_file"].astype(str), c["_line"], strict=True)] == [
+        ("2026-03-01", 1), ("2026-03-01", 2), ("2026-03-02", 1), ("2026-03-02", 4), ("2026-03-03", 1), ("2026-03-04", 1), ("2026-03-04", 2)]
+    assert list(c["mode"].astype(str)) == ["rules"] * 7
+    counts = {f.name.split("/")[-1][:10]: (f.rows_read, f.rows_quarantined) for f in bundle.files if f.table == "cdf_coups"}
+    assert counts == {"2026-03-01": (2, 0), "2026-03-02": (4, 2), "2026-03-03": (1, 0), "2026-03-04": (2, 0)}
+
+
+def test_parquet_files_of_one_schema_pandas_cannot_hold_are_each_unreadable_the_others_read(tmp_path: Path) -> None:
+    """Where the files of one schema cannot be made pandas together (a time zone no database
+    knows), each is made pandas on its own: those that cannot are unreadable, their rows counted
+    as quarantined, and the table's other files are read."""
+    write_bundle(tmp_path, {"tables": [CDF_TABLE]})
+    part = tmp_path / "cdf_coups"
+    part.mkdir()
+    days = {"2026-03-01": [coup("C1")], "2026-03-02": [coup("C2", coup_no=2), coup("C3", coup_no=3)], "2026-03-03": [coup("C4", coup_no=4)]}
+
+    def rewrite(day: str, table: pa.Table) -> pa.Table:
+        if day == "2026-03-03":
+            return table
+        ts = pa.array(np.zeros(table.num_rows, dtype=np.int64)).cast(pa.timestamp("us", tz="Mars/Olympus"))
+        return _replaced(table, "ts", ts)
+
+    _write_days(part, days, rewrite)
+    bundle = load_bundle(tmp_path)
+    files = {f.name.split("/")[-1][:10]: f for f in bundle.files if f.table == "cdf_coups"}
+    assert [(d, f.rows_read, f.rows_quarantined, bool(f.error)) for d, f in files.items()] == [
+        ("2026-03-01", 1, 1, True), ("2026-03-02", 2, 2, True), ("2026-03-03", 1, 0, False)]
+    assert all("zoneinfo" in f.error for f in list(files.values())[:2])
+    assert list(bundle.frames["cdf_coups"]["coup_id"]) == ["C4"]
+    assert sorted(bundle.quarantine["file"]) == ["cdf_coups/2026-03-01.parquet", "cdf_coups/2026-03-02.parquet"]
+
+
 def _as_dataset(target: Path, rows: list[dict[str, object]], columns: list[str]) -> None:
     """`rows` written as pyarrow writes a dataset partitioned by `columns`: a directory a value
     (`table_id=T1/mode=rules/<uuid>-0.parquet`), the columns left out of the files."""

@@ -16,7 +16,7 @@ from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -26,7 +26,9 @@ from pandas.api.types import union_categoricals
 
 from auditor.frames import arrow, coded, is_arrow_text, is_text_categories, isin, kept_rising, later_occurrences, note_rising, positions, rows_holding, without_rows
 from auditor.loading.coerce import as_text, coerce, finalize_dtypes
-from auditor.loading.readers import LineError, RawTable, UnreadableFile, partition_values, read_raw
+from auditor.loading.readers import (
+    LineError, ParquetRows, ParquetRun, RawTable, UnreadableFile, file_format, frames_of, partition_values, read_parquet_rows, read_raw,
+)
 from auditor.once import BuildLocks
 from auditor.schema import (
     ITEM_ROUNDS,
@@ -444,8 +446,9 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
     (a month of daily partitions is hundreds of small files). Rows are filtered once, by the caller,
     after duplicates are known: filtering copies every column."""
     sources: list[SourceFile] = []
-    quarantine: list[pd.DataFrame] = []
-    raws: list[tuple[RawTable, SourceFile]] = []
+    # Each file's quarantine records, in the files' order (a Parquet file's once its rows are made pandas).
+    notes: list[list[pd.DataFrame]] = []
+    read: list[tuple[RawTable | ParquetRows, SourceFile, list[pd.DataFrame]]] = []
     text_columns = [c.name for c in table.columns if c.type in ("str", "enum", "cards", "timestamp", "date")]
     int_columns = [c.name for c in table.columns if c.type == "int"]
     category_columns = [c.name for c in table.columns if c.type == "enum" or c.held_as_codes]
@@ -453,63 +456,127 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
     float_columns = [c.name for c in table.columns if c.type == "float"]
     bool_columns = [c.name for c in table.columns if c.type == "bool"]
     for path, name in files:
+        note: list[pd.DataFrame] = []
+        notes.append(note)
         if root is not None and not inside_bundle(root, path):
             sources.append(SourceFile(name=name, table=table.name, sha256="", error=OUTSIDE))
-            quarantine.append(_unreadable(table, name, OUTSIDE))
+            note.append(_unreadable(table, name, OUTSIDE))
             continue
         source = SourceFile(name=name, table=table.name, sha256=sha256_of(path))
         sources.append(source)
+        path_columns = partition_values(PurePosixPath(name).parts[1:-1], table.names)
+        raw: RawTable | ParquetRows
         try:
-            raw = read_raw(path, text_columns=text_columns, int_columns=int_columns, category_columns=category_columns,
-                           required_columns=required_columns, float_columns=float_columns,
-                           path_columns=partition_values(PurePosixPath(name).parts[1:-1], table.names), format_columns=table.names,
-                           bool_columns=bool_columns)
+            if file_format(path) == "parquet":
+                # Made pandas below, with the table's other files of its schema (`frames_of`).
+                raw = read_parquet_rows(path, category_columns, path_columns, table.names)
+            else:
+                raw = read_raw(path, text_columns=text_columns, int_columns=int_columns, category_columns=category_columns,
+                               required_columns=required_columns, float_columns=float_columns,
+                               path_columns=path_columns, format_columns=table.names, bool_columns=bool_columns)
+            rows = raw_rows(raw)
+            missing = missing_required(table, raw_columns(raw))
+            if missing and isinstance(raw, ParquetRows):
+                # A file that pandas cannot hold is unreadable first, as one read whole is.
+                _, failed = frames_of([raw], category_columns, float_columns)
+                if failed:
+                    raise failed[0]
         except UnreadableFile as exc:
-            source.error = str(exc)
-            if exc.rows is not None:  # rows known, not read: each one quarantined
-                source.rows_read = source.rows_quarantined = exc.rows
-            quarantine.append(_unreadable(table, name, str(exc), exc.rows))
+            _unread(table, source, exc, note)
             continue
         source.rows_read = raw.rows_read
-        missing = missing_required(table, list(raw.frame.columns))
-        if missing and (len(raw.frame) or not raw.errors):
+        if missing and (rows or not raw.errors):
             source.error = "missing required column(s): " + ", ".join(missing)
             source.rows_quarantined = source.rows_read
-            quarantine.append(_unreadable(table, name, source.error, source.rows_read))
+            note.append(_unreadable(table, name, source.error, source.rows_read))
             continue
-        source.rows_quarantined = len(raw.errors)
-        if raw.errors:
-            quarantine.append(_line_quarantine(table, name, raw.errors))
-        if len(raw.frame):
-            raws.append((raw, source))
-    if not raws:
+        if rows or raw.errors:
+            read.append((raw, source, note))
+    frames, kept = _made_pandas(table, read, category_columns, float_columns)
+    quarantine = [q for note in notes for q in note]
+    if not kept:
         return LoadedFiles(sources, pd.DataFrame(), quarantine, pd.Series([], dtype=object), np.zeros(0, dtype=bool))
-    frame = raws[0][0].frame if len(raws) == 1 else concat_cells([r.frame for r, _ in raws])
-    lines = raws[0][0].lines if len(raws) == 1 else np.concatenate([r.lines for r, _ in raws])
+    frame = frames[0] if len(frames) == 1 else concat_cells(frames)
+    del frames
+    lines = kept[0][1] if len(kept) == 1 else np.concatenate([lines for _, lines in kept])
     # Each row's file as the Categorical's codes: a byte a row for fewer than 128 files (pandas would
     # narrow wider codes with a copy), the file names looked up only for the rows quarantined.
-    code_type = np.int8 if len(raws) < 128 else np.int16 if len(raws) < 2**15 else np.int32
-    file_code = np.repeat(np.arange(len(raws), dtype=code_type), [len(r.frame) for r, _ in raws])
-    names = np.array([src.name for _, src in raws], dtype=object)
+    code_type = np.int8 if len(kept) < 128 else np.int16 if len(kept) < 2**15 else np.int32
+    file_code = np.repeat(np.arange(len(kept), dtype=code_type), [len(lines) for _, lines in kept])
+    names = np.array([src.name for src, _ in kept], dtype=object)
     ids = _raw_ids(table, frame)
     # The cells handed to the typing as columns, which it lets go of as each is typed: the files'
-    # own frames let go first (`raws`, and the read loop's last `raw`), so that the columns are the
-    # cells' last holders.
-    read = [source for _, source in raws]
+    # own frames let go first (`_made_pandas`'s), so that the columns are the cells' last holders.
+    read_from = [source for source, _ in kept]
     cells = dict(frame.items())
-    del frame, raws, raw
+    del frame, kept
     typed, errors = coerce(table, cells, consume=True)
     quarantine.append(_cell_quarantine(table, names, file_code, lines, ids, errors))
     bad = np.zeros(len(typed), dtype=bool)
     for err in errors:
         bad[err.positions] = True
-    for source, count in zip(read, np.bincount(file_code[bad], minlength=len(read)), strict=True):
+    for source, count in zip(read_from, np.bincount(file_code[bad], minlength=len(read_from)), strict=True):
         source.rows_quarantined += int(count)
     # As Series: pandas copies a bare array it is given, and these are made for the frame.
     typed["_file"] = coded(file_code, list(names), typed.index)
     typed["_line"] = pd.Series(lines, index=typed.index, copy=False)
     own = ids["own_id"] if "own_id" in ids else pd.Series([], dtype=object)
     return LoadedFiles(sources, typed, [q for q in quarantine if len(q)], own, ~bad)
+
+
+def raw_columns(raw: RawTable | ParquetRows) -> list[str]:
+    return raw.table.column_names if isinstance(raw, ParquetRows) else list(raw.frame.columns)
+
+
+def raw_rows(raw: RawTable | ParquetRows) -> int:
+    """The rows read into cells (those of bad text left out), a Parquet file's made pandas or not."""
+    return raw.rows - len(raw.errors) if isinstance(raw, ParquetRows) else len(raw.frame)
+
+
+def _unread(table: Table, source: SourceFile, exc: UnreadableFile, note: list[pd.DataFrame]) -> None:
+    """A file that cannot be read at all: its error, and its rows, where known, each quarantined."""
+    source.error = str(exc)
+    if exc.rows is not None:  # rows known, not read: each one quarantined
+        source.rows_read = source.rows_quarantined = exc.rows
+    note.append(_unreadable(table, source.name, str(exc), exc.rows))
+
+
+def _made_pandas(table: Table, read: list[tuple[RawTable | ParquetRows, SourceFile, list[pd.DataFrame]]], categories: list[str],
+                 floats: list[str]) -> tuple[list[pd.DataFrame], list[tuple[SourceFile, np.ndarray]]]:
+    """The cells of the files `read` as frames, their rows in the files' order, and each file with
+    rows, its source and each row's line: a run of Parquet files made pandas at once (`frames_of`),
+    a file pandas cannot hold made unreadable then. A file's lines of bad text are quarantined
+    (`_line_quarantine`) once the file is known to be readable."""
+    frames: list[pd.DataFrame] = []
+    kept: list[tuple[SourceFile, np.ndarray]] = []
+    at = 0
+    while at < len(read):
+        raw, source, note = read[at]
+        if isinstance(raw, RawTable):
+            parts: list[tuple[RawTable | ParquetRows, SourceFile, list[pd.DataFrame]]] = [read[at]]
+            runs = [ParquetRun(raw.frame, [0])]
+            at += 1
+        else:
+            end = at + 1
+            while end < len(read) and isinstance(read[end][0], ParquetRows):
+                end += 1
+            parts = read[at:end]
+            runs, failed = frames_of([cast(ParquetRows, r) for r, _, _ in parts], categories, floats)
+            for i, exc in failed.items():
+                _, source, note = parts[i]
+                _unread(table, source, exc, note)
+            at = end
+        for run in runs:
+            for i in run.files:
+                raw, source, note = parts[i]
+                source.rows_quarantined = len(raw.errors)
+                if raw.errors:
+                    note.append(_line_quarantine(table, source.name, raw.errors))
+                if raw_rows(raw):
+                    kept.append((source, raw.lines() if isinstance(raw, ParquetRows) else raw.lines))
+            if len(run.frame):
+                frames.append(run.frame)
+    return frames, kept
 
 
 def concat_cells(frames: list[pd.DataFrame]) -> pd.DataFrame:

@@ -1689,6 +1689,36 @@ def with_path_columns(table: pa.Table, columns: Mapping[str, str | None]) -> pa.
     return table
 
 
+@dataclass
+class ParquetRows:
+    """A Parquet file's rows as read, not yet made pandas (`parquet_frame`): its Arrow table (the
+    rows of bad text left out), the file's rows, those kept and the errors of those left out. A
+    table's files of one schema are made pandas together (`frames_of`)."""
+
+    table: pa.Table
+    rows: int  # the file's rows, those left out included
+    keep: np.ndarray | None  # the rows kept (None: every one)
+    errors: list[LineError]
+
+    @property
+    def rows_read(self) -> int:
+        return self.rows
+
+    def lines(self) -> np.ndarray:
+        """Each kept row's number in the file (1 = the first), in 32 bits where they fit: every row of
+        the bundle carries one (13M rows: 52 MB less to copy and to fault in)."""
+        numbers = np.arange(1, self.rows + 1, dtype=np.int32 if self.rows < 2**31 - 1 else np.int64)
+        return numbers if self.keep is None else numbers[self.keep]
+
+
+@dataclass
+class ParquetRun:
+    """Files of one table made pandas together (`frames_of`): their rows one file after another."""
+
+    frame: pd.DataFrame
+    files: list[int]  # the files' places in the list `frames_of` was given
+
+
 def read_parquet(path: Path, category_columns: list[str] | None = None, float_columns: Collection[str] = (),
                  path_columns: Mapping[str, str | None] | None = None, format_columns: Collection[str] | None = None) -> RawTable:
     """`category_columns` read as categories: a value a few bytes a row, not decoded to 4M strings
@@ -1698,9 +1728,26 @@ def read_parquet(path: Path, category_columns: list[str] | None = None, float_co
     A column the format does not list is ignored, never read: pandas would make a Python object of
     each of its cells where it holds objects or lists (4M wheel bets with an object and a text
     column more: 1.9 -> 6.9 s), and a cell of it, whatever it holds, says nothing of its row."""
-    parquet = open_parquet(path, category_columns)
+    rows = read_parquet_rows(path, category_columns, path_columns, format_columns)
+    runs, failed = frames_of([rows], category_columns or (), float_columns)
+    if failed:
+        raise failed[0]
+    # The row numbers made once the table is converted: the 4M wheel bets' 16 MB beside the
+    # conversion raised its peak by as much.
+    return RawTable(runs[0].frame, rows.lines(), rows.errors)
+
+
+def read_parquet_rows(path: Path, category_columns: list[str] | None = None, path_columns: Mapping[str, str | None] | None = None,
+                      format_columns: Collection[str] | None = None) -> ParquetRows:
+    """`read_parquet`'s rows, not yet made pandas (`frames_of` does)."""
     try:
-        return _read_parquet_rows(parquet, category_columns, float_columns, path_columns, format_columns)
+        parquet = open_parquet(path, category_columns)
+    except UnreadableFile:
+        raise
+    except READ_ERRORS as exc:  # not Parquet, or its footer unreadable: as `read_raw` says it
+        raise UnreadableFile(f"{type(exc).__name__}: {exc}") from exc
+    try:
+        return _read_parquet_rows(parquet, path_columns, format_columns)
     except UnreadableFile:
         raise
     except READ_ERRORS as exc:
@@ -1708,8 +1755,48 @@ def read_parquet(path: Path, category_columns: list[str] | None = None, float_co
         raise UnreadableFile(f"{type(exc).__name__}: {exc}", rows=parquet.metadata.num_rows) from exc
 
 
-def _read_parquet_rows(parquet: pq.ParquetFile, category_columns: list[str] | None, float_columns: Collection[str],
-                       path_columns: Mapping[str, str | None] | None, format_columns: Collection[str] | None) -> RawTable:
+def frames_of(files: list[ParquetRows], categories: Collection[str] = (), floats: Collection[str] = ()) -> tuple[list[ParquetRun], dict[int, UnreadableFile]]:
+    """The files' rows made pandas (`parquet_frame`): each run of files of one Arrow schema converted
+    at once, in order, and the error that makes a file unreadable (a column pandas cannot hold), by
+    the file's place, its rows counted. A conversion a file cost the month split into 1,336 day
+    files some 14 % of its CPU, and joining their frames copied every row again: one conversion of
+    the same rows, their Arrow tables laid end to end uncopied, costs what the month in a file a
+    table does. Lets go of the files' tables (`ParquetRows.table`: an empty table after)."""
+    runs: list[ParquetRun] = []
+    failed: dict[int, UnreadableFile] = {}
+    start = 0
+    while start < len(files):
+        end = start + 1
+        while end < len(files) and files[end].table.schema.equals(files[start].table.schema):
+            end += 1
+        tables = [f.table for f in files[start:end]]
+        for f in files[start:end]:
+            f.table = f.table.schema.empty_table()
+        try:
+            # One file's table is converted as it is, no other holder: `exact_frame` frees each of its
+            # columns once converted.
+            frame = parquet_frame(tables.pop() if len(tables) == 1 else pa.concat_tables(tables), categories, floats)
+        except READ_ERRORS as exc:
+            if end - start == 1:
+                failed[start] = UnreadableFile(f"{type(exc).__name__}: {exc}", rows=files[start].rows)
+            else:
+                # Which of the files pandas cannot hold is told by converting each on its own.
+                for i, table in zip(range(start, end), tables, strict=True):
+                    files[i].table = table
+                tables.clear()
+                for i in range(start, end):
+                    one, error = frames_of([files[i]], categories, floats)
+                    runs += [ParquetRun(r.frame, [i]) for r in one]
+                    failed.update({i: e for e in error.values()})
+        else:
+            runs.append(ParquetRun(frame, list(range(start, end))))
+        tables.clear()
+        start = end
+    return runs, failed
+
+
+def _read_parquet_rows(parquet: pq.ParquetFile, path_columns: Mapping[str, str | None] | None,
+                       format_columns: Collection[str] | None) -> ParquetRows:
     names = parquet.schema_arrow.names
     _refuse_repeated(names)  # any column's, as a CSV header's (`_header`) and as the audit by partition refuses it
     table = parquet.read(columns=None if format_columns is None else [n for n in names if n in format_columns])
@@ -1727,12 +1814,7 @@ def _read_parquet_rows(parquet: pq.ParquetFile, category_columns: list[str] | No
         # pandas makes a category of every entry: such a column is decoded to its rows' values.
         i = table.schema.get_field_index(name)
         table = table.set_column(i, name, table.column(i).cast(table.schema.field(i).type.value_type))
-    frame = parquet_frame(table, category_columns or (), float_columns)
-    # A row's number, in 32 bits where they fit: every row of the bundle carries one (13M rows:
-    # 52 MB less to copy and to fault in). Made once the table is converted: the 4M wheel bets' 16 MB
-    # beside the conversion raised its peak by as much.
-    numbers = np.arange(1, rows + 1, dtype=np.int32 if rows < 2**31 - 1 else np.int64)
-    return RawTable(frame, numbers if keep is None else numbers[keep], errors)
+    return ParquetRows(table, rows, keep, errors)
 
 
 def bad_text_rows(table: pa.Table) -> tuple[list[LineError], list[str]]:
