@@ -455,6 +455,7 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
     required_columns = [c.name for c in table.columns if c.req == "req"]
     float_columns = [c.name for c in table.columns if c.type == "float"]
     bool_columns = [c.name for c in table.columns if c.type == "bool"]
+    raw: RawTable | ParquetRows | None = None
     for path, name in files:
         note: list[pd.DataFrame] = []
         notes.append(note)
@@ -465,7 +466,6 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
         source = SourceFile(name=name, table=table.name, sha256=sha256_of(path))
         sources.append(source)
         path_columns = partition_values(PurePosixPath(name).parts[1:-1], table.names)
-        raw: RawTable | ParquetRows
         try:
             if file_format(path) == "parquet":
                 # Made pandas below, with the table's other files of its schema (`frames_of`).
@@ -493,6 +493,10 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
         if rows or raw.errors:
             read.append((raw, source, note))
     frames, kept = _made_pandas(table, read, category_columns, float_columns)
+    # The files' own frames let go (CSV's, JSONL's): the cells' columns below are to be their last
+    # holders, which the typing lets go of as each is typed.
+    del read
+    raw = None
     quarantine = [q for note in notes for q in note]
     if not kept:
         return LoadedFiles(sources, pd.DataFrame(), quarantine, pd.Series([], dtype=object), np.zeros(0, dtype=bool))
@@ -505,8 +509,7 @@ def load_files(table: Table, files: list[tuple[Path, str]], root: Path | None = 
     file_code = np.repeat(np.arange(len(kept), dtype=code_type), [len(lines) for _, lines in kept])
     names = np.array([src.name for src, _ in kept], dtype=object)
     ids = _raw_ids(table, frame)
-    # The cells handed to the typing as columns, which it lets go of as each is typed: the files'
-    # own frames let go first (`_made_pandas`'s), so that the columns are the cells' last holders.
+    # The cells handed to the typing as columns, which it lets go of as each is typed.
     read_from = [source for source, _ in kept]
     cells = dict(frame.items())
     del frame, kept
