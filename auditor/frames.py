@@ -569,8 +569,8 @@ def later_occurrences(ids: pa.Array, distinct: bool = True) -> Occurrences:
 
     Logs are usually written in id order: the longest strictly increasing prefix (the head) holds
     distinct ids by comparison alone, and only the rows after it (the tail) are hashed. Out-of-order
-    logs are merged by sorting when written in a few runs, else counted by number when numbered in
-    sequence (`_first_by_number`), else hashed by numpy when the ids are of one width, else
+    logs are counted by number when numbered in sequence (`_first_by_number`), else merged by
+    sorting when written in a few runs, else hashed by numpy when the ids are of one width, else
     dictionary-encoded by Arrow; every way gives the same answer."""
     n = len(ids)
     none = np.zeros(0, dtype=np.int64)
@@ -623,14 +623,16 @@ def kept_rising(ids: pa.Array, keep: np.ndarray, falls: np.ndarray | None) -> bo
 
 
 def _first_anywhere(ids: pa.Array, few_runs: bool) -> tuple[np.ndarray, pa.Array]:
-    """`first_occurrences` of ids in no particular order (`few_runs`: increasing in a few runs)."""
+    """`first_occurrences` of ids in no particular order (`few_runs`: increasing in a few runs).
+    Ids numbered in sequence are counted by number even in a few runs: the month split by day
+    (4M wheel bets' ids in 254 runs), 259 ms where merging the runs by sorting took 621 ms."""
+    numbered = _first_by_number(ids)
+    if numbered is not None:
+        return numbered
     if few_runs:
         merged = _first_by_sorting(ids)
         if merged is not None:
             return merged
-    numbered = _first_by_number(ids)
-    if numbered is not None:
-        return numbered
     hashed = _first_by_hashing(ids)
     if hashed is not None:
         return hashed

@@ -7,6 +7,7 @@ import random
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 from auditor.frames import (
@@ -276,6 +277,29 @@ def test_first_occurrences_of_ids_written_in_runs_agree_with_a_dictionary(seed: 
         codes, distinct = first_occurrences(pa.array(values, type=kind))
         assert codes.tolist() == _naive_first(values)
         assert distinct.to_pylist() == list(dict.fromkeys(v for v in values if v is not None))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_numbered_ids_written_in_a_few_runs_are_counted_by_number_alike(seed: int) -> None:
+    """A month of numbered ids in files a day (a few increasing runs, past the size where ids are
+    counted by number): repeats within and across runs, a null, and ids of another numbering give
+    what a dictionary gives."""
+    rng = np.random.default_rng(seed)
+    n = 70_000 + int(rng.integers(0, 5_000))
+    ids = [f"WB{i:09d}" for i in range(1, n + 1)]
+    cut = sorted({0, n, *map(int, rng.integers(0, n, 40))})
+    runs = [ids[a:b] for a, b in zip(cut[:-1], cut[1:], strict=True)]
+    rng.shuffle(runs)  # type: ignore[arg-type]
+    values: list[str | None] = [v for run in runs for v in run]
+    for _ in range(20):
+        values.insert(int(rng.integers(0, len(values))), values[int(rng.integers(0, len(values)))])
+    values[int(rng.integers(0, len(values)))] = None
+    values += ["C00012-ABON", "WB000000007", "C00012-ABON"]
+    array = pa.array(values, type=pa.large_string())
+    assert len(np.flatnonzero(~bools(pc.less(array[:-1], array[1:])))) * 32 <= len(values)  # a few runs
+    codes, distinct = first_occurrences(array)
+    assert codes.tolist() == _naive_first(values)
+    assert distinct.to_pylist() == list(dict.fromkeys(v for v in values if v is not None))
 
 
 def test_one_very_long_id_among_runs_of_short_ones_is_not_padded_to_its_length() -> None:
