@@ -192,7 +192,11 @@ def rows_holding(values: pd.Series, wanted: pa.Array | list[str]) -> np.ndarray:
     ids = arrow(values)
     if not len(ids) or not len(wanted):
         return np.zeros(0, dtype=np.int64)
-    index = _search_index(ids, _arrow_source(values))
+    # Ids in a few runs are not sorted for this alone: a table's ids are looked up so once or twice
+    # (its rows that findings name, kept when it is let go; the report's evidence), and sorting 4M
+    # bet ids in 254 runs (a month's day files) took 0.3-0.6 s where hashing the wanted ones and
+    # probing every row takes 40-60 ms. An index the items' rounds had built is used.
+    index = _search_index(ids, _arrow_source(values), merge_runs=False)
     if index is not None and (index.rows is None or not (index.ordered[1:] == index.ordered[:-1]).any()):
         # Measured in bytes by Arrow, not a Python string at a time (the month's 60k ids: 80 -> 2 ms).
         text = arrow(wanted).cast(pa.large_string())
@@ -293,6 +297,10 @@ class _SearchIndex:
         return np.where(found >= 0, self.rows[np.maximum(found, 0)], -1)
 
 
+# What `_ids_search_index` gives, not merging them, for ids in a few increasing runs.
+_RUNS_NOT_MERGED = _SearchIndex(0, np.zeros(0, dtype="S1"), None)
+
+
 def _arrow_source(values: object) -> pa.ChunkedArray | None:
     """The Arrow data of a pandas column of Arrow text in one chunk, the same object for as long as
     the column lives (a new Series of the same column included); None for anything else (the ids
@@ -344,26 +352,32 @@ def note_rising(values: pd.Series) -> None:
         _remember(_RISING, source, True)
 
 
-def _search_index(ids: pa.Array, source: pa.ChunkedArray | None = None) -> _SearchIndex | None:
+def _search_index(ids: pa.Array, source: pa.ChunkedArray | None = None, merge_runs: bool = True) -> _SearchIndex | None:
     """`_ids_search_index(ids)`; with `source`, the pandas column `ids` are (`_arrow_source`), worked
-    out once for that column (its order taken as known where `note_rising` marked it)."""
+    out once for that column (its order taken as known where `note_rising` marked it). Not
+    `merge_runs`: None for ids in a few runs whose index is not already worked out (nothing is
+    remembered then, so that a caller who will search them often still sorts them)."""
     if source is None:
-        return _ids_search_index(ids)
+        index = _ids_search_index(ids, merge_runs=merge_runs)
+        return None if index is _RUNS_NOT_MERGED else index
     found, index = _recalled(_INDEXES, source)
     if not found:
-        index = _ids_search_index(ids, rising=_recalled(_RISING, source)[0])
+        index = _ids_search_index(ids, rising=_recalled(_RISING, source)[0], merge_runs=merge_runs)
+        if index is _RUNS_NOT_MERGED:
+            return None
         _remember(_INDEXES, source, index)
     return index
 
 
-def _ids_search_index(ids: pa.Array, rising: bool = False) -> _SearchIndex | None:
+def _ids_search_index(ids: pa.Array, rising: bool = False, merge_runs: bool = True) -> _SearchIndex | None:
     """`ids` ready for a binary search of their bytes (`_found_in_sorted`): text, no null, every id
     of one width. Ids in strictly increasing order, as a log writes them, are searched as they are;
     ids in a few increasing runs (a bundle's parts one after another, each in id order: a run a
     part) are first put in order by numpy's stable sort, a merge of the runs (1M ids in 250 runs:
     30 ms, where hashing 4M items' keys among them takes 440), which keeps equal ids in row order,
     so that the search finds each id's first row. None for ids in no such order (hash instead).
-    `rising`: the caller knows the ids to be in strictly increasing order (`note_rising`)."""
+    `rising`: the caller knows the ids to be in strictly increasing order (`note_rising`). Not
+    `merge_runs`: ids in a few runs are not sorted, and `_RUNS_NOT_MERGED` is returned for them."""
     if not pa.types.is_large_string(ids.type) or ids.null_count or len(ids) < 2:
         return None
     width = fixed_width(ids)
@@ -376,6 +390,8 @@ def _ids_search_index(ids: pa.Array, rising: bool = False) -> _SearchIndex | Non
         return _SearchIndex(width, data, None)
     if falls * 32 > len(ids):
         return None
+    if not merge_runs:
+        return _RUNS_NOT_MERGED
     rows = np.argsort(data, kind="stable")
     return _SearchIndex(width, data[rows], rows)
 

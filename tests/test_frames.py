@@ -820,6 +820,27 @@ def test_rows_holding_are_the_rows_isin_finds(order: str) -> None:
     assert rows_holding(values, []).tolist() == [] and rows_holding(values.iloc[:0], wanted).tolist() == []
 
 
+def test_ids_in_runs_are_not_sorted_for_a_lookup_of_their_rows_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table's rows that findings name are looked up once or twice (the let-go, the report):
+    ids in a few runs (files a day) are then hashed, not sorted (4M bet ids: 0.3-0.6 s), and no
+    index is remembered; the items' rounds, searched for by millions of keys, still sort them, and
+    the lookups after use that index."""
+    import auditor.frames as frames
+
+    sorts: list[int] = []
+    argsort = np.argsort
+    monkeypatch.setattr(frames.np, "argsort", lambda a, *args, **kw: sorts.append(len(a)) or argsort(a, *args, **kw))
+    ids = [f"B{i:05d}" for i in range(0, 3000, 3)]
+    values = pd.Series(ids[500:] + ids[:500], dtype="str")
+    wanted = ["B00000", "B02997", "B00001"]
+    assert rows_holding(values, wanted).tolist() == [499, 500]
+    assert sorts == []
+    keys = pd.Series([k for k in ("B00003", "B01500", "B00004") for _ in range(70)], dtype="str")  # enough to be searched for
+    assert positions(keys, values).tolist() == [k for k in (501, 0, -1) for _ in range(70)]
+    assert sorts == [1000]
+    assert rows_holding(values, wanted).tolist() == [499, 500] and sorts == [1000]
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_rows_dropped_from_text_leave_what_a_filter_leaves(seed: int) -> None:
     """`without_rows` is Arrow's filter by the rows kept, for any rows dropped (none, every one, the
@@ -849,7 +870,7 @@ def test_a_columns_search_index_is_worked_out_once_and_let_go_with_the_column(mo
 
     worked: list[int] = []
     fresh = frames._ids_search_index
-    monkeypatch.setattr(frames, "_ids_search_index", lambda ids, rising=False: worked.append(len(ids)) or fresh(ids, rising))
+    monkeypatch.setattr(frames, "_ids_search_index", lambda ids, rising=False, merge_runs=True: worked.append(len(ids)) or fresh(ids, rising, merge_runs))
     frame = pd.DataFrame({"id": pd.Series([f"C{i:05d}" for i in range(0, 900, 3)], dtype="str")})
     # Items grouped by their round, enough of them to be searched for (a few would be hashed).
     keys = pd.Series([k for k in ["C00000", "C00003", "C00004", "C00897", None] for _ in range(10)], dtype="str")
