@@ -297,10 +297,6 @@ class _SearchIndex:
         return np.where(found >= 0, self.rows[np.maximum(found, 0)], -1)
 
 
-# What `_ids_search_index` gives, not merging them, for ids in a few increasing runs.
-_RUNS_NOT_MERGED = _SearchIndex(0, np.zeros(0, dtype="S1"), None)
-
-
 def _arrow_source(values: object) -> pa.ChunkedArray | None:
     """The Arrow data of a pandas column of Arrow text in one chunk, the same object for as long as
     the column lives (a new Series of the same column included); None for anything else (the ids
@@ -355,17 +351,15 @@ def note_rising(values: pd.Series) -> None:
 def _search_index(ids: pa.Array, source: pa.ChunkedArray | None = None, merge_runs: bool = True) -> _SearchIndex | None:
     """`_ids_search_index(ids)`; with `source`, the pandas column `ids` are (`_arrow_source`), worked
     out once for that column (its order taken as known where `note_rising` marked it). Not
-    `merge_runs`: None for ids in a few runs whose index is not already worked out (nothing is
-    remembered then, so that a caller who will search them often still sorts them)."""
+    `merge_runs`: None for ids in a few runs whose index is not already worked out; no None is
+    remembered then, so that a caller who will search them often still sorts them."""
     if source is None:
-        index = _ids_search_index(ids, merge_runs=merge_runs)
-        return None if index is _RUNS_NOT_MERGED else index
+        return _ids_search_index(ids, merge_runs=merge_runs)
     found, index = _recalled(_INDEXES, source)
     if not found:
         index = _ids_search_index(ids, rising=_recalled(_RISING, source)[0], merge_runs=merge_runs)
-        if index is _RUNS_NOT_MERGED:
-            return None
-        _remember(_INDEXES, source, index)
+        if index is not None or merge_runs:
+            _remember(_INDEXES, source, index)
     return index
 
 
@@ -377,7 +371,7 @@ def _ids_search_index(ids: pa.Array, rising: bool = False, merge_runs: bool = Tr
     30 ms, where hashing 4M items' keys among them takes 440), which keeps equal ids in row order,
     so that the search finds each id's first row. None for ids in no such order (hash instead).
     `rising`: the caller knows the ids to be in strictly increasing order (`note_rising`). Not
-    `merge_runs`: ids in a few runs are not sorted, and `_RUNS_NOT_MERGED` is returned for them."""
+    `merge_runs`: ids in a few runs are not sorted (None)."""
     if not pa.types.is_large_string(ids.type) or ids.null_count or len(ids) < 2:
         return None
     width = fixed_width(ids)
@@ -388,10 +382,8 @@ def _ids_search_index(ids: pa.Array, rising: bool = False, merge_runs: bool = Tr
     falls = 0 if rising else len(ids) - 1 - int(pc.sum(pc.less(ids[:-1], ids[1:])).as_py() or 0)
     if not falls:
         return _SearchIndex(width, data, None)
-    if falls * 32 > len(ids):
+    if falls * 32 > len(ids) or not merge_runs:
         return None
-    if not merge_runs:
-        return _RUNS_NOT_MERGED
     rows = np.argsort(data, kind="stable")
     return _SearchIndex(width, data[rows], rows)
 
