@@ -478,11 +478,14 @@ def test_cdf133_cards_to_highest_stake(tmp_path: Path) -> None:
               stake_row("S8", "C4", player="P2", seat=2, amount=1500)]
     tie = [stake_row("S9", "C5", player="P2", seat=2, amount=2000), stake_row("S10", "C5", player="P3", seat=3, amount=2000)]
     outsummed = [stake_row(f"SX{n}", "C6", player=p, seat=s, amount=a) for n, (p, s, a) in enumerate([("P2", 2, 1500), ("P3", 3, 2500), ("P2", 2, 1500)])]
+    # The cards to a player with no seated stake on the coup, where two others tie for the highest.
+    unseated = [stake_row("S11", "C7", player="P3", seat=3, amount=2000), stake_row("S12", "C7", player="P2", seat=2, amount=2000),
+                stake_row("S13", "C7", player="P5", seat=5, amount=500)]
     coups = [coup("C1", player_id="P2"), coup("C2", player_id="P3"), coup("C3", player_id="P3"), coup("C4", player_id="P2"),
-             coup("C5", player_id="P3"), coup("C6", player_id="P3")]
-    f = audit(tmp_path, cdf(coups, good + bad + banc + summed + tie + outsummed), "CDF133")
-    assert found(f) == [("C2", None), ("C6", None)]
-    assert list(f["expected"]) == ["P2", "P2"] and list(f["observed"]) == ["P3", "P3"]
+             coup("C5", player_id="P3"), coup("C6", player_id="P3"), coup("C7", player_id="P4")]
+    f = audit(tmp_path, cdf(coups, good + bad + banc + summed + tie + outsummed + unseated), "CDF133")
+    assert found(f) == [("C2", None), ("C6", None), ("C7", None)]
+    assert list(f["expected"]) == ["P2", "P2", "P2|P3"] and list(f["observed"]) == ["P3", "P3", "P4"]
 
 
 def test_cdf134_third_card_face_up(tmp_path: Path) -> None:

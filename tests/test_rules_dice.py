@@ -163,6 +163,15 @@ def test_bfr311_does_not_judge_the_first_collection_of_a_throw_whose_bet_was_qua
     assert found(audit(tmp_path, dice(throws, t1 + t2), "BFR311", quarantine_ok=True)) == [("T2", None)]
 
 
+def test_bfr311_judges_a_throw_with_bets_read_when_a_bet_of_no_known_throw_was_left_out(tmp_path: Path) -> None:
+    # B9's throw cannot be read (LOG001): it may be any throw's, but a throw with bets in the audit
+    # had them read, and T2's show a petit collected before its asos.
+    t2 = [dbet("B4", "T2", "petit", collected=True, collect_seq=1), dbet("B5", "T2", "asos", 500, collected=True, collect_seq=2)]
+    lost = [dbet("B9", None, "asos", 500, collected=True, collect_seq=1)]  # type: ignore[arg-type]
+    throws = [throw("T1", 1, (5, 5, 5)), throw("T2", 2, (5, 5, 5))]
+    assert found(audit(tmp_path, dice(throws, t2 + lost), "BFR311", quarantine_ok=True)) == [("T2", None)]
+
+
 def test_bfr312_touched_dice(tmp_path: Path) -> None:
     t = throw("T1", 1, (5, 5, 5), touched_before_announce=True)
     bets = [dbet("B1", target="gran", payout_cents=1000), dbet("B2", target="petit"), dbet("B3", target="petit", collected=True),

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from auditor.frames import is_arrow_text, isin, iso_arrow, stable_sorted, take_sorted, text_array, text_series
+from auditor.frames import is_arrow_text, isin, iso_arrow, masked_numbers, stable_sorted, take_sorted, text_array, text_series
 from auditor.loading import Bundle
 from auditor.once import BuildLocks
 from auditor.ruleset import Ruleset
@@ -150,18 +150,22 @@ class Context:
         where[rows] = np.arange(len(ordered))
         return np.where(at >= 0, where[np.maximum(at, 0)] if len(where) else -1, -1)
 
-    def items_known(self, items: str, round_ids: pd.Series, counts: np.ndarray) -> np.ndarray:
+    def items_known(self, items: str, round_ids: pd.Series, counts: np.ndarray | Callable[[], np.ndarray]) -> np.ndarray:
         """Whether every one of each round's `items` (stakes, bets) is in the audit, for the rounds
         `round_ids` with `counts` items each (`Bundle.rounds_missing_items`): a rule that judges a
         sum or count of a round's items judges only these. None is, where the bundle has no such
-        table: a round's items cannot be summed from a log that does not hold them."""
+        table: a round's items cannot be summed from a log that does not hold them. `counts` may be
+        a function that counts them, called only when they are needed (items left out whose round
+        is unknown): counting 4M bets by throw took 12 ms."""
         if not self.has(items):
             return np.zeros(len(round_ids), dtype=bool)
         missing, untold = self.bundle.rounds_missing_items(items)
         known = ~isin(round_ids, missing)
+        if not untold:
+            return known
         # Items left out whose round is unknown (a file that could not be read): a round with items
         # in the audit had them read; one with none may have lost them all.
-        return known & (counts > 0) if untold else known
+        return known & ((counts() if callable(counts) else counts) > 0)
 
     def param_array(self, name: str, when: pd.Series) -> np.ndarray:
         """The parameter's value in force at each row, as an array (broadcast when it never changed)."""
@@ -177,8 +181,16 @@ class Context:
         won = np.flatnonzero(wins)
         due = np.zeros(len(stakes), dtype=np.int64)
         if len(won):
-            rate = self.ruleset.lookup(odds, keys.iloc[won], when.iloc[won]).to_numpy(dtype="float64")
-            due[won] = np.round(stakes.to_numpy(dtype="float64")[won] * rate)
+            # The winners' times are gathered only for odds that changed over time: the lookup of
+            # odds with one value never reads them. The winners' stakes are made floats alone, not
+            # the 4M bets' (a rule's payouts: some 60 -> 40 ms).
+            dated = len(self.ruleset.param(odds).values) > 1
+            rate = self.ruleset.lookup(odds, keys.iloc[won], when.iloc[won] if dated else None).to_numpy(dtype="float64")
+            amounts, missing = masked_numbers(stakes)
+            staked = amounts[won].astype("float64")
+            if missing is not None:
+                staked[missing[won]] = np.nan
+            due[won] = np.round(staked * rate)
         return pd.Series(due, index=stakes.index, copy=False)
 
     def param(self, name: str, when: pd.Series | None = None) -> object:

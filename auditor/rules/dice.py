@@ -394,7 +394,7 @@ def collect_before_pay(ctx: Context) -> pd.DataFrame:
     other_first[at_col[at_first & ~asos]] = True
     # Which bet came first needs every bet of the throw: a collected asos bet left out (LOG001,
     # LOG002) may be the one collected first.
-    known = ctx.items_known("dice_bets", t["throw_id"], np.bincount(at, minlength=n))
+    known = ctx.items_known("dice_bets", t["throw_id"], lambda: np.bincount(at, minlength=n))
     not_asos_first = has_asos & other_first & known
     bad = late | not_asos_first
     if not bad.any():

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from auditor.frames import as_categories, codes_in, differs_from_previous, is_code, isin, join_on_key, named, order_by, positions
+from auditor.frames import as_categories, codes_in, differs_from_previous, is_code, isin, join_on_key, masked_numbers, named, order_by, positions
 from auditor.rules.base import Context, Offending, at_least, hits, iso, no_hits, rule
 from auditor.schema import REPLAY_ORDER, TABLES
 
@@ -353,16 +353,22 @@ def payout_order(ctx: Context) -> pd.DataFrame:
     Passes: paid_seq 1, 2, 3 with payouts 500, 2,000, 2,000. Fails: 2,000 then 500.
     """
     b = _bets(ctx)
-    w = b.loc[(b["settled"] & (b["payout_cents"] > 0)).to_numpy(dtype=bool), ["spin_pos", "paid_seq", "payout_cents"]]
-    if w.empty:
+    # The winners' three columns gathered as arrays by position, not as a frame cut by a mask of
+    # the 4M bets (`.loc`: 35 of the rule's 95 ms).
+    payouts, no_payout = masked_numbers(b["payout_cents"])
+    paid = b["settled"].to_numpy(dtype=bool) & (payouts > 0)
+    w = np.flatnonzero(paid & ~no_payout if no_payout is not None else paid)
+    if not len(w):
         return no_hits()
     # By spin position, then paid_seq (unrecorded last): integers, no id hashed.
-    at = w["spin_pos"].to_numpy()
-    seq = w["paid_seq"].astype("float64").fillna(np.inf).to_numpy()
+    at = b["spin_pos"].to_numpy()[w]
+    steps, no_step = masked_numbers(b["paid_seq"])
+    seq = steps[w].astype("float64")
+    seq[np.isnan(seq) if no_step is None else no_step[w]] = np.inf
     finite = np.isfinite(seq)
     last = seq[finite].max() + 1 if finite.any() else 0.0
     order = order_by(at, np.where(finite, seq, last))
-    at, seq, payout = at[order], seq[order], w["payout_cents"].to_numpy(dtype="float64")[order]
+    at, seq, payout = at[order], seq[order], payouts[w].astype("float64")[order]
     # Bets paid at one step (a paid_seq given twice, or none) are not ordered among themselves:
     # between two steps of a spin, the largest payout of the first must not exceed the smallest of
     # the next.
@@ -375,7 +381,9 @@ def payout_order(ctx: Context) -> pd.DataFrame:
     sel = s.iloc[bad]
     # The flagged spins' payouts in paid order, a step's smallest first: sorted by spin, each
     # spin's are one run, and the runs come in the order of `bad`.
-    mine = np.isin(at, bad)
+    flagged = np.zeros(len(s), dtype=bool)
+    flagged[bad] = True
+    mine = flagged[at]  # np.isin sorted the million winners' spins for a few flagged ones
     shown = np.lexsort((payout[mine], seq[mine], at[mine]))
     spin, paid = at[mine][shown], payout[mine][shown].astype(np.int64).astype(str)
     starts = np.flatnonzero(spin[1:] != spin[:-1]) + 1
