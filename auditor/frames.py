@@ -1074,6 +1074,10 @@ def sums_by(codes: np.ndarray, values: np.ndarray, n: int, *, nonnegative: bool 
 # for a bundle's tables, where for a million rounds it took 12 times np.add.at's time.
 ARROW_GROUPS = 4096
 
+# Rows from which `sums_by_each` looks for runs of codes to sum first: below it, the look costs
+# more than it saves.
+RUNS_AT_LEAST = 4096
+
 
 def sums_by_each(codes: np.ndarray, columns: list[np.ndarray], n: int, *, nonnegative: bool = False) -> list[np.ndarray]:
     """`sums_by` of each of the integer `columns` by the same `codes`, int64 arithmetic's answers (a
@@ -1081,7 +1085,17 @@ def sums_by_each(codes: np.ndarray, columns: list[np.ndarray], n: int, *, nonneg
     summed by one Arrow grouping of them all, which lets go of the interpreter's lock while it
     works, where np.add.at holds it throughout (the figures' sums of the month's bets: some 80 ms an
     audit that the other threads' Python waited behind; three sums of 4M bets among 40 tables, 35
-    ms by np.add.at, 30 by Arrow)."""
+    ms by np.add.at, 30 by Arrow).
+
+    Codes that come in runs, as a table's of items grouped by their round do, are first summed a
+    run at a time (`np.add.reduceat`, a pass at the speed of memory), and the runs' sums then
+    grouped: the month's 4M bets in 1M throws, three sums, 47 -> 20 ms. The sums are the same in
+    int64 arithmetic, which adds in any order."""
+    if len(codes) >= RUNS_AT_LEAST and columns:
+        starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+        if len(starts) * 2 <= len(codes):
+            codes = codes[starts]
+            columns = [np.add.reduceat(np.asarray(values, dtype=np.int64), starts) for values in columns]
     if n > ARROW_GROUPS or not len(codes) or not columns:
         return [sums_by(codes, values, n, nonnegative=nonnegative) for values in columns]
     if not nonnegative and codes.min() < 0:

@@ -930,6 +930,26 @@ def test_sums_by_each_are_sums_by_of_each(n: int) -> None:
         sums_by_each(np.array([0, 2]), [np.array([5, 7])], 2)
 
 
+@pytest.mark.parametrize("n", [3, 40, 5000])
+def test_sums_by_each_of_codes_in_runs_are_sums_by_of_each(n: int) -> None:
+    """Codes in runs (items grouped by their round, rounds by their table) are summed a run at a
+    time first: the sums are still each code's, wrapped as int64's, and a bad code is still refused."""
+    rng = np.random.default_rng(n)
+    codes = np.repeat(rng.integers(0, n, 3000), rng.integers(1, 6, 3000))  # runs, a code in several
+    rows = len(codes)
+    columns = [rng.integers(-10**6, 10**6, rows), rng.integers(-(2**62), 2**62, rows), np.full(rows, 2**53 + 1)]
+    got = sums_by_each(codes, columns, n + 2)
+    for values, sums in zip(columns, got, strict=True):
+        expected = [0] * (n + 2)
+        for v, c in zip(values.tolist(), codes.tolist(), strict=True):
+            expected[c] += v
+        assert sums.dtype == np.int64 and sums.tolist() == [_wrapped(e) for e in expected]
+    with pytest.raises(ValueError):
+        sums_by_each(np.r_[codes, [-1] * 5], [np.ones(rows + 5, dtype=np.int64)], n)
+    with pytest.raises(IndexError):
+        sums_by_each(np.r_[codes, [n + 2] * 5], [np.ones(rows + 5, dtype=np.int64)], n + 2)
+
+
 def _numbered_log(rng: np.random.Generator, n: int, prefix: str, digits: int, first: int) -> list[str | None]:
     """Ids numbered in sequence from `first` (`prefix` and `digits` zero-padded digits), in no order,
     with what a log also holds: an id written twice, nulls, orphans and planted ids of the same
