@@ -11,7 +11,7 @@ import pyarrow.compute as pc
 import pytest
 
 from auditor.frames import (
-    _search_index, _sortable, among, arrow, as_categories, bools, by_code, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, first_words, in_sorted, in_words, is_sorted, isin, iso_text, join_on_key,
+    _search_index, _sortable, among, arrow, as_categories, bools, by_code, codes_in, cumsum_in_runs, differs_from_previous, equal, first_occurrences, first_words, in_sorted, in_words, instants, is_sorted, isin, iso_text, join_on_key,
     kept_rising, later_occurrences, masked_integers, named, note_rising, order_by, positions, reduce_by, repeated_ids, row_sums, rows_holding, run_starts, stable_sorted, sums_by, sums_by_each, take_sorted, text_categories, unique_inverse, without_rows,
 )
 
@@ -928,6 +928,21 @@ def test_sums_by_each_are_sums_by_of_each(n: int) -> None:
         sums_by_each(np.array([0, -1]), [np.array([5, 7])], 2)
     with pytest.raises(IndexError):
         sums_by_each(np.array([0, 2]), [np.array([5, 7])], 2)
+
+
+def test_instants_compare_as_pandas_times_do_with_missing_ones_never_holding() -> None:
+    """Times of either unit, zoned or not, compare in numpy as pandas compares them, a missing time
+    (NaT) never before, after or at another; the column's memory is read, not copied."""
+    placed = pd.Series(pd.to_datetime(["2026-01-01T10:00:00Z", "2026-01-01T10:00:05Z", None, "2026-01-01T10:00:09Z"], utc=True)).astype("datetime64[us, UTC]")
+    closed = pd.Series(pd.to_datetime(["2026-01-01T10:00:05Z", "2026-01-01T10:00:05Z", "2026-01-01T10:00:05Z", None], utc=True)).astype("datetime64[ns, UTC]")
+    for op in (np.less, np.greater_equal, np.equal):
+        assert op(instants(placed), instants(closed)).tolist() == op(placed, closed).fillna(False).tolist()
+    assert (instants(placed) >= instants(closed)).tolist() == [False, True, False, False]
+    assert np.shares_memory(instants(placed), placed.array._ndarray)
+    naive = pd.Series(pd.to_datetime(["2026-03-01", None]))
+    assert instants(naive).dtype.kind == "M" and np.isnat(instants(naive)).tolist() == [False, True]
+    with pytest.raises(TypeError):
+        instants(pd.Series(["2026-01-01"]))
 
 
 @pytest.mark.parametrize("n", [3, 40, 5000])

@@ -192,6 +192,15 @@ def test_whl211_stake_limits(tmp_path: Path) -> None:
     assert found(audit(tmp_path, wheel([spin()], bets), "WHL211")) == [("W1-1", "B2"), ("W1-1", "B4")]
 
 
+def test_whl211_a_table_without_a_maximum_judges_the_minimum_alone(tmp_path: Path) -> None:
+    data = wheel([spin(), spin("W2-1", 1, table_id="W2")], [bet("B1", stake=400, symbol="24"), bet("B2", stake=10**9, symbol="24"),
+                                                           bet("B3", "W2-1", stake=400, symbol="24"), bet("B4", "W2-1", stake=10**9, symbol="24")])
+    data["tables"].append(WHEEL_TABLE | {"table_id": "W2", "max_cents": None})
+    f = audit(tmp_path, data, "WHL211")
+    assert found(f) == [("W1-1", "B1"), ("W1-1", "B2"), ("W2-1", "B3")]
+    assert list(f["expected"]) == ["500–50000", "500–50000", "500–"]
+
+
 def test_whl212_second_impulse(tmp_path: Path) -> None:
     spins = [spin("W1-1", 1), spin("W1-2", 2, ts_no_more_bets=at(290)), spin("W1-3", 3, ts_settled=at(399)), spin("W1-4", 4, ts_settled=at(520))]
     assert found(audit(tmp_path, wheel(spins), "WHL212")) == [("W1-2", None), ("W1-3", None)]
