@@ -415,6 +415,7 @@ class _GameWork:
         self.out = _GameRun(found if found is not None else _finding_runs(ruleset, spill_rows=None))
         self.lock = threading.Lock()
         self.working = 0  # threads in `work`
+        self.entered = 0  # threads that have come to `work`
         self.ended = False
 
     def _next(self) -> Rule | None:
@@ -431,9 +432,16 @@ class _GameWork:
         """Take the game's next rule until none is left; the last thread out lets the context go."""
         with self.lock:
             self.working += 1
+            self.entered += 1
+            joining = self.entered > 1
         waiting: list[tuple[Rule, pd.DataFrame]] = []  # this thread's hits not yet findings
         waiting_rows = 0
         try:
+            # A thread joining a game another has started works out the figures first: its next
+            # rule would mostly wait for the prepared frame the other is building (the month's coups:
+            # 0.3 s), and the figures need none. Otherwise they are the game's last work, as below.
+            if joining and self._take_figures():
+                game_figures(self.bundle, self.game)
             while (rule := self._next()) is not None:
                 hits = self._check(rule)
                 # Hits become findings a few rules' at a time (`findings_of`), and many hits at
