@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from helpers import (
     CDF_TABLE,
+    T0,
     at,
     audit,
     cdf,
@@ -43,6 +44,52 @@ def test_cdf101_cagnotte_rate(tmp_path: Path) -> None:
     f = audit(tmp_path, cdf([ok, bad], s + s2), "CDF101")
     assert found(f) == [("C2", None)]
     assert f.iloc[0]["expected"] == 500 and f.iloc[0]["observed"] == 600
+
+
+def _cagnotte_ruleset(tmp_path: Path, changes: dict[str, tuple[str, str]]) -> Path:
+    """The shipped ruleset with some cagnotte parameters' values replaced: {name: (old, new)}."""
+    text = (RULESET_DIR / "decret-455-2025.toml").read_text(encoding="utf-8")
+    for name, (old, new) in changes.items():
+        start = text.index(f"[parameters.{name}]")
+        text = text[:start] + text[start:].replace(old, new, 1)
+    path = tmp_path / "ruleset.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_cdf101_rounds_as_the_ruleset_says_with_the_rate_in_force_on_the_day(tmp_path: Path) -> None:
+    """5 % until 2026-03-03 (Andorra's day), then 4 %; half to even; a cent of tolerance."""
+    ruleset = _cagnotte_ruleset(tmp_path, {
+        "cagnotte_rate": ("values = { 2025-12-10 = 0.05 }", "values = { 2025-12-10 = 0.05, 2026-03-03 = 0.04 }"),
+        "cagnotte_rounding": ('values = { 2025-12-10 = "half_up" }', 'values = { 2025-12-10 = "half_even" }'),
+        "cagnotte_tolerance_cents": ("values = { 2025-12-10 = 0 }", "values = { 2025-12-10 = 1 }"),
+    })
+    next_day = pd.Timestamp("2026-03-03T12:00:00Z")
+    played = [("C1", 10050, 502, T0), ("C2", 10150, 506, T0), ("C3", 10000, 501, T0),  # 502.5 -> 502; 507.5 -> 508; 500 ± 1
+              ("C4", 10000, 500, next_day), ("C5", 10025, 401, next_day + pd.Timedelta(minutes=1))]  # 400; 401
+    coups, stakes = [], []
+    for n, (coup_id, win, cagnotte, ts) in enumerate(played):
+        c, s = won(coup_id, stake=win, ts=ts + pd.Timedelta(minutes=n), bank_event="initial" if n == 0 else "retained")
+        c.update(cagnotte_cents=cagnotte)
+        coups.append(c)
+        stakes += s
+    bundle = load_bundle(write_bundle(tmp_path / "b", cdf(coups, stakes)))
+    f = run_audit(bundle, load_ruleset(ruleset), select_rules("CDF101"), lang="en").findings
+    assert found(f) == [("C2", None), ("C4", None)]
+    assert list(f["expected"]) == [508, 400] and list(f["observed"]) == [506, 500]
+
+
+def test_cdf101_on_abonaments_adds_what_they_won_to_the_base(tmp_path: Path) -> None:
+    """The banker wins 10,000 net and the abonament with the bank 2,000: 5 % of 10,000 by the
+    shipped reading, of 12,000 where the ruleset counts abonaments in."""
+    c, s = won("C1", stake=10000)
+    c.update(cagnotte_cents=600)
+    s.append(stake_row("C1-A1", "C1", player="A1", seat=None, kind="abonament", amount=2000, result=2000))
+    tables = cdf([c], s)
+    assert [(x["expected"], x["observed"]) for _, x in audit(tmp_path / "a", tables, "CDF101").iterrows()] == [(500, 600)]
+    ruleset = _cagnotte_ruleset(tmp_path, {"cagnotte_on_abonaments": ("values = { 2025-12-10 = false }", "values = { 2025-12-10 = true }")})
+    bundle = load_bundle(write_bundle(tmp_path / "b", tables))
+    assert found(run_audit(bundle, load_ruleset(ruleset), select_rules("CDF101"), lang="en").findings) == []
 
 
 def test_cdf102_cagnotte_without_win(tmp_path: Path) -> None:

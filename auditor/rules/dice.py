@@ -136,7 +136,10 @@ def payout_odds(ctx: Context) -> pd.DataFrame:
     """
     b = _bets(ctx)
     pay, collect = _settlement(ctx, b)
-    bad = b["settled"] & ~b["touched"] & ((b["payout_cents"] != pay) | (b["collected"] != collect))
+    # As numpy's arrays: every column here is required, or worked out, and none is missing (4M bets'
+    # five comparisons in pandas: some 20 ms).
+    wrong = (b["payout_cents"].to_numpy() != pay.to_numpy()) | (b["collected"].to_numpy(dtype=bool) != collect.to_numpy(dtype=bool))
+    bad = b["settled"].to_numpy(dtype=bool) & ~b["touched"].to_numpy(dtype=bool) & wrong
     expected = lambda f: "payout " + pay[f.index].astype(str) + ", collected " + collect[f.index].astype(str).str.lower()  # noqa: E731
     return hits(b, bad, round_col="throw_id", item_col="bet_id", expected=expected, observed=_money)
 

@@ -296,7 +296,9 @@ def payout_odds(ctx: Context) -> pd.DataFrame:
     wins = pd.Series(is_code(b["symbol"], SYMBOLS, b["winning_code"].to_numpy()), index=b.index, copy=False) & ~withdrawn
     pay = ctx.payouts("wheel_odds", b["symbol"], b["stake_cents"], wins.to_numpy(), b["ts"])
     back = wins | withdrawn
-    bad = b["settled"] & ((b["payout_cents"] != pay) | (b["stake_returned"] != back))
+    # As numpy's arrays: every column here is required, or worked out, and none is missing.
+    wrong = (b["payout_cents"].to_numpy() != pay.to_numpy()) | (b["stake_returned"].to_numpy(dtype=bool) != back.to_numpy(dtype=bool))
+    bad = b["settled"].to_numpy(dtype=bool) & wrong
     def expected(f: pd.DataFrame) -> pd.Series:
         return "payout " + pay[f.index].astype(str) + ", stake returned " + back[f.index].astype(str).str.lower()
 
