@@ -535,6 +535,36 @@ def test_cdf133_cards_to_highest_stake(tmp_path: Path) -> None:
     assert list(f["expected"]) == ["P2", "P2", "P2|P3"] and list(f["observed"]) == ["P3", "P3", "P4"]
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_cdf133_player_totals_are_each_pairs_sum_however_the_stakes_come(seed: int) -> None:
+    """Each (coup, player) pair's total, as a dictionary sums them: stakes grouped by coup (seeds
+    0-3) or in no order, each player once a coup (even seeds: each stake its own pair) or not."""
+    from auditor.rules.chemin_de_fer import _player_totals
+
+    rng = np.random.default_rng(seed)
+    coup, player = rng.integers(0, 400, 2000), rng.integers(0, 50, 2000)
+    if seed < 4:
+        coup = np.sort(coup)
+    if seed % 2 == 0:  # a stake whose pair came before left out
+        seen: set[tuple[int, int]] = set()
+        once = np.array([(c, p) not in seen and not seen.add((c, p)) for c, p in zip(coup.tolist(), player.tolist(), strict=True)])
+        coup, player = coup[once], player[once]
+    amounts = rng.integers(0, 10**6, len(coup))
+    pairs, totals = _player_totals(coup, player, amounts, 51)
+    expected: dict[int, int] = {}
+    for c, p, a in zip(coup.tolist(), player.tolist(), amounts.tolist(), strict=True):
+        expected[c * 51 + p] = expected.get(c * 51 + p, 0) + a
+    assert len(pairs) == len(expected) and dict(zip(pairs.tolist(), totals.tolist(), strict=True)) == expected
+    assert ((pairs // 51)[1:] >= (pairs // 51)[:-1]).all()
+
+
+def test_cdf133_a_player_staking_first_and_last_on_the_coup_with_most_stakes_is_one_pair() -> None:
+    from auditor.rules.chemin_de_fer import _player_totals
+
+    pairs, totals = _player_totals(np.array([0, 0, 0, 1, 1]), np.array([5, 6, 5, 7, 8]), np.array([100, 200, 300, 400, 500]), 10)
+    assert pairs.tolist() == [5, 6, 17, 18] and totals.tolist() == [400, 200, 400, 500]
+
+
 def test_cdf134_third_card_face_up(tmp_path: Path) -> None:
     coups = [coup("C1", player_cards="TS 4H KD", third_face_up=True), coup("C2", player_cards="TS 4H KD", third_face_up=False),
              coup("C3", player_cards="TS 4H KD", third_face_up=None), coup("C4", third_face_up=False)]

@@ -727,6 +727,22 @@ def banc_seguit_right(ctx: Context) -> pd.DataFrame:
     return hits(s, bad, round_col="coup_id", item_col="stake_id", expected="banc lost on the previous coup", observed=lambda f: f["player_id"].astype(object))
 
 
+def _player_totals(coup: np.ndarray, player: np.ndarray, amounts: np.ndarray, n_players: int) -> tuple[np.ndarray, np.ndarray]:
+    """(pairs, totals): each (coup, player) pair of some stakes, as `coup × n_players + player`, in
+    increasing order of coup, and the exact sum of its stakes' amounts. Stakes come grouped by their
+    coup, a few a coup, and a player mostly stakes once: then no pair repeats within a few rows of
+    itself (two of one coup lie closer than its stakes are many), each stake is its own pair, and
+    nothing is sorted (1.4M seated stakes: 28 -> 6 ms). Otherwise the pairs are sorted and summed."""
+    keys = coup * n_players + player
+    if len(keys) > 1 and (coup[1:] >= coup[:-1]).all():
+        widest = int(np.diff(np.flatnonzero(np.r_[True, coup[1:] != coup[:-1], True])).max())
+        if widest <= 16 and not any((keys[d:] == keys[:-d]).any() for d in range(1, widest)):
+            return keys, amounts
+    pairs, group = unique_inverse(keys)
+    # Exact sums (amounts are never negative: -1 is "no seated stake"), compared with each other.
+    return pairs, sums_by(group, amounts, len(pairs))
+
+
 @rule(
     "CDF133", "cards-to-highest-stake", "minor", "chemin_de_fer", (EP, "VII", "Si ningú no fa banca, ni banca amb la taula, les cartes es donen al jugador assegut l'aposta del qual sigui la més alta"),
     tables=STAKES,
@@ -751,10 +767,8 @@ def cards_to_highest_stake(ctx: Context) -> pd.DataFrame:
     # (few) players of the stakes.
     code, players = cdf.stake_players(ctx)
     n_players = len(players) + 1
-    pairs, group = unique_inverse(s["coup_pos"].to_numpy()[seated] * n_players + code[seated])
-    # Exact sums (amounts are never negative: -1 is "no seated stake"), compared with each other.
-    totals = sums_by(group, s["amount_cents"].to_numpy(dtype=np.int64)[seated], len(pairs))
-    pair_coup = pairs // n_players  # in increasing order, as the pairs are
+    pairs, totals = _player_totals(s["coup_pos"].to_numpy()[seated], code[seated], s["amount_cents"].to_numpy(dtype=np.int64)[seated], n_players)
+    pair_coup = pairs // n_players  # in increasing order
     # What the punt staked, where a pair is the punt's own (at most one a coup): the punt holds the
     # cards rightly when no pair of the coup staked more. Told by comparing each pair with its
     # coup's punt, not by each coup's highest total (a maximum by coup: 30 of the rule's 130 ms).
