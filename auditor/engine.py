@@ -415,7 +415,6 @@ class _GameWork:
         self.out = _GameRun(found if found is not None else _finding_runs(ruleset, spill_rows=None))
         self.lock = threading.Lock()
         self.working = 0  # threads in `work`
-        self.entered = 0  # threads that have come to `work`
         self.ended = False
 
     def _next(self) -> Rule | None:
@@ -432,8 +431,8 @@ class _GameWork:
         """Take the game's next rule until none is left; the last thread out lets the context go."""
         with self.lock:
             self.working += 1
-            self.entered += 1
-            joining = self.entered > 1
+            # Another thread at the game's rules. (One that has left them took the figures already.)
+            joining = self.working > 1
         waiting: list[tuple[Rule, pd.DataFrame]] = []  # this thread's hits not yet findings
         waiting_rows = 0
         try:
