@@ -131,6 +131,11 @@ class Parameter:
     values: tuple[tuple[dt.date, object], ...]  # sorted by the date each takes effect
     note: str = ""
 
+    @property
+    def dated(self) -> bool:
+        """Whether its value changes over time: a value in force at each row must then be looked up."""
+        return len(self.values) > 1
+
     def at(self, day: dt.date | None = None) -> object:
         if day is None:
             return self.values[-1][1]
@@ -170,7 +175,7 @@ class Ruleset:
     def series(self, name: str, when: pd.Series) -> object:
         """The value in force at each timestamp of `when`: a scalar when it never changed."""
         param = self.param(name)
-        if len(param.values) == 1:
+        if not param.dated:
             return param.values[0][1]
         days = self._local(pd.to_datetime(when))
         starts = np.array([np.datetime64(d) for d, _ in param.values], dtype="datetime64[ns]")
@@ -183,7 +188,7 @@ class Ruleset:
         """A table-valued parameter looked up per row: e.g. the odds of each bet's symbol (NaN for a
         key the table does not hold)."""
         param = self.param(name)
-        if len(param.values) == 1 or when is None:
+        if not param.dated or when is None:
             return pd.Series(_map_table(keys, param.values[-1][1] if when is None else param.values[0][1]), index=keys.index, copy=False)
         out = np.full(len(keys), np.nan)
         days = self._local(when)

@@ -184,7 +184,7 @@ class Context:
             # The winners' times are gathered only for odds that changed over time: the lookup of
             # odds with one value never reads them. The winners' stakes are made floats alone, not
             # the 4M bets' (a rule's payouts: some 60 -> 40 ms).
-            dated = len(self.ruleset.param(odds).values) > 1
+            dated = self.ruleset.param(odds).dated
             rate = self.ruleset.lookup(odds, keys.iloc[won], when.iloc[won] if dated else None).to_numpy(dtype="float64")
             amounts, missing = masked_numbers(stakes)
             staked = amounts[won].astype("float64")
