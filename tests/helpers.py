@@ -9,7 +9,7 @@ import pandas as pd
 from auditor.engine import run_audit
 from auditor.loading import load_bundle
 from auditor.rules import select_rules
-from auditor.ruleset import load_ruleset
+from auditor.ruleset import RULESET_DIR, load_ruleset
 from auditor.simulate.writer import write_table
 
 T0 = pd.Timestamp("2026-03-02T20:00:00Z")
@@ -29,6 +29,18 @@ def write_bundle(path: Path, tables: dict[str, list[dict[str, object]]], fmt: st
 def json_record(row: dict[str, object]) -> dict[str, object]:
     """An inline row as a JSONL line holds it: times as ISO 8601 text."""
     return {k: (v.isoformat() if isinstance(v, pd.Timestamp) else v) for k, v in row.items()}
+
+
+def ruleset_with(path: Path, changes: dict[str, tuple[str, str]]) -> Path:
+    """The shipped ruleset with some parameters' text replaced, {name: (old, new)} within each
+    parameter's own section, written to `path` (a file) for `load_ruleset`."""
+    text = (RULESET_DIR / "decret-455-2025.toml").read_text(encoding="utf-8")
+    for name, (old, new) in changes.items():
+        start = text.index(f"[parameters.{name}]")
+        assert old in text[start:], f"{old!r} is not in the ruleset after [parameters.{name}]"
+        text = text[:start] + text[start:].replace(old, new, 1)
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def audit(path: Path, tables: dict[str, list[dict[str, object]]], select: str, fmt: str = "csv", quarantine_ok: bool = False) -> pd.DataFrame:

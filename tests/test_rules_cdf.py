@@ -17,6 +17,7 @@ from helpers import (
     found,
     lost,
     outcome_of,
+    ruleset_with,
     stake_row,
     won,
     write_bundle,
@@ -25,7 +26,7 @@ from helpers import (
 from auditor.engine import run_audit
 from auditor.loading import load_bundle
 from auditor.rules import select_rules
-from auditor.ruleset import RULESET_DIR, load_ruleset
+from auditor.ruleset import load_ruleset
 
 
 def test_lawful_coups_pass_every_cdf_rule(tmp_path: Path) -> None:
@@ -46,20 +47,9 @@ def test_cdf101_cagnotte_rate(tmp_path: Path) -> None:
     assert f.iloc[0]["expected"] == 500 and f.iloc[0]["observed"] == 600
 
 
-def _cagnotte_ruleset(tmp_path: Path, changes: dict[str, tuple[str, str]]) -> Path:
-    """The shipped ruleset with some cagnotte parameters' values replaced: {name: (old, new)}."""
-    text = (RULESET_DIR / "decret-455-2025.toml").read_text(encoding="utf-8")
-    for name, (old, new) in changes.items():
-        start = text.index(f"[parameters.{name}]")
-        text = text[:start] + text[start:].replace(old, new, 1)
-    path = tmp_path / "ruleset.toml"
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
 def test_cdf101_rounds_as_the_ruleset_says_with_the_rate_in_force_on_the_day(tmp_path: Path) -> None:
     """5 % until 2026-03-03 (Andorra's day), then 4 %; half to even; a cent of tolerance."""
-    ruleset = _cagnotte_ruleset(tmp_path, {
+    ruleset = ruleset_with(tmp_path / "ruleset.toml", {
         "cagnotte_rate": ("values = { 2025-12-10 = 0.05 }", "values = { 2025-12-10 = 0.05, 2026-03-03 = 0.04 }"),
         "cagnotte_rounding": ('values = { 2025-12-10 = "half_up" }', 'values = { 2025-12-10 = "half_even" }'),
         "cagnotte_tolerance_cents": ("values = { 2025-12-10 = 0 }", "values = { 2025-12-10 = 1 }"),
@@ -87,7 +77,7 @@ def test_cdf101_on_abonaments_adds_what_they_won_to_the_base(tmp_path: Path) -> 
     s.append(stake_row("C1-A1", "C1", player="A1", seat=None, kind="abonament", amount=2000, result=2000))
     tables = cdf([c], s)
     assert [(x["expected"], x["observed"]) for _, x in audit(tmp_path / "a", tables, "CDF101").iterrows()] == [(500, 600)]
-    ruleset = _cagnotte_ruleset(tmp_path, {"cagnotte_on_abonaments": ("values = { 2025-12-10 = false }", "values = { 2025-12-10 = true }")})
+    ruleset = ruleset_with(tmp_path / "ruleset.toml", {"cagnotte_on_abonaments": ("values = { 2025-12-10 = false }", "values = { 2025-12-10 = true }")})
     bundle = load_bundle(write_bundle(tmp_path / "b", tables))
     assert found(run_audit(bundle, load_ruleset(ruleset), select_rules("CDF101"), lang="en").findings) == []
 
@@ -202,11 +192,7 @@ def test_cdf112_a_losing_banker_does_not_carry_the_bank_into_the_next_shoe(tmp_p
     tables = cdf([c1, c2], s1)
     assert found(audit(tmp_path / "a", tables, "CDF112")) == [("C2", None)]
     # The catalogue's letter (only `retained`) is one ruleset value away.
-    text = (RULESET_DIR / "decret-455-2025.toml").read_text(encoding="utf-8")
-    old = "values = { 2025-12-10 = true }"
-    start = text.index("[parameters.losing_banker_no_carryover]")
-    custom = tmp_path / "letter.toml"
-    custom.write_text(text[:start] + text[start:].replace(old, "values = { 2025-12-10 = false }", 1), encoding="utf-8")
+    custom = ruleset_with(tmp_path / "letter.toml", {"losing_banker_no_carryover": ("values = { 2025-12-10 = true }", "values = { 2025-12-10 = false }")})
     bundle = load_bundle(write_bundle(tmp_path / "b", tables))
     assert run_audit(bundle, load_ruleset(custom), select_rules("CDF112"), lang="en").findings.empty
 
@@ -305,11 +291,7 @@ def test_cdf121_counts_each_shoe_of_each_table_apart(tmp_path: Path) -> None:
 
 def test_cdf121_takes_the_decks_in_force_on_each_coups_day(tmp_path: Path) -> None:
     """A shoe of one deck from 2026-03-03 (a dated ruleset value): the same two K♥ pass the day before."""
-    text = (RULESET_DIR / "decret-455-2025.toml").read_text(encoding="utf-8")
-    start = text.index("[parameters.decks]")
-    custom = tmp_path / "one-deck.toml"
-    custom.write_text(text[:start] + text[start:].replace("values = { 2025-12-10 = 6 }", "values = { 2025-12-10 = 6, 2026-03-03 = 1 }", 1),
-                      encoding="utf-8")
+    custom = ruleset_with(tmp_path / "one-deck.toml", {"decks": ("values = { 2025-12-10 = 6 }", "values = { 2025-12-10 = 6, 2026-03-03 = 1 }")})
     kh = {"player_cards": "KH KH", "banker_cards": "QS 7D"}
     coups = [coup("C1", **kh), coup("C2", shoe_id="S2", coup_no=1, ts=at(86400), **kh)]  # 2026-03-02, then 03-03
     bundle = load_bundle(write_bundle(tmp_path / "b", cdf(coups)))
@@ -332,10 +314,7 @@ def test_cdf121_a_card_past_the_shoe_that_is_no_copy_too_many(tmp_path: Path) ->
     """With one deck in force, a shoe that dealt a second A♠ early (its coup reported for the copy)
     then deals its 53rd card, the first Q♣ it deals: reported for the shoe's size, not for a copy,
     and the coups between pass."""
-    text = (RULESET_DIR / "decret-455-2025.toml").read_text(encoding="utf-8")
-    start = text.index("[parameters.decks]")
-    custom = tmp_path / "one-deck.toml"
-    custom.write_text(text[:start] + text[start:].replace("values = { 2025-12-10 = 6 }", "values = { 2025-12-10 = 1 }", 1), encoding="utf-8")
+    custom = ruleset_with(tmp_path / "one-deck.toml", {"decks": ("values = { 2025-12-10 = 6 }", "values = { 2025-12-10 = 1 }")})
     deck = [r + s for r in "A23456789TJQK" for s in "SHDC"]
     dealt = ["AS", *(c for c in deck if c not in ("KC", "QC")), "KC", "QC"]  # 53 cards, the second the only repeat
     hands = [dealt[i : i + 6] for i in range(0, 48, 6)] + [dealt[48:]]  # eight coups of six, one of five
@@ -384,11 +363,7 @@ def test_cdf125_a_punt_on_5_must_draw_where_the_ruleset_grants_no_option(tmp_pat
              coup("C4", coup_no=4, player_cards="TS 6H", banker_cards="TC 7D", outcome=outcome_of("TS 6H", "TC 7D"))]
     tables = cdf(coups)
     assert found(audit(tmp_path / "a", tables, "CDF125")) == [("C3", None)]
-    text = (RULESET_DIR / "decret-455-2025.toml").read_text(encoding="utf-8")
-    start = text.index("[parameters.player_optional_5]")
-    strict = tmp_path / "strict.toml"
-    strict.write_text(text[:start] + text[start:].replace("values = { 2025-12-10 = true }", "values = { 2025-12-10 = true, 2026-03-01 = false }", 1),
-                      encoding="utf-8")
+    strict = ruleset_with(tmp_path / "strict.toml", {"player_optional_5": ("values = { 2025-12-10 = true }", "values = { 2025-12-10 = true, 2026-03-01 = false }")})
     bundle = load_bundle(write_bundle(tmp_path / "b", tables))
     assert found(run_audit(bundle, load_ruleset(strict), select_rules("CDF125"), lang="en").findings) == [("C1", None), ("C3", None)]
 
@@ -480,10 +455,7 @@ def test_cdf128_an_empty_result_on_a_void_coup_records_no_payment(tmp_path: Path
     void = [coup("C1", status="void", outcome=None), coup("C2", status="void", outcome=None, bank_event="rotation", banker_id="B2")]
     stakes = [stake_row("S1", "C1", result=None), stake_row("S2", "C2", result=1000)]  # type: ignore[arg-type]
     assert found(audit(tmp_path / "a", cdf(void, stakes), "CDF128")) == [("C2", "S2")]
-    text = (RULESET_DIR / "decret-455-2025.toml").read_text(encoding="utf-8")
-    start = text.index("[parameters.void_result_may_be_empty]")
-    strict = tmp_path / "strict.toml"
-    strict.write_text(text[:start] + text[start:].replace("values = { 2025-12-10 = true }", "values = { 2025-12-10 = false }", 1), encoding="utf-8")
+    strict = ruleset_with(tmp_path / "strict.toml", {"void_result_may_be_empty": ("values = { 2025-12-10 = true }", "values = { 2025-12-10 = false }")})
     bundle = load_bundle(write_bundle(tmp_path / "b", cdf(void, stakes)))
     assert found(run_audit(bundle, load_ruleset(strict), select_rules("CDF128"), lang="en").findings) == [("C1", "S1"), ("C2", "S2")]
 

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import audit, dbet, dice, found, throw, write_bundle
+from helpers import audit, dbet, dice, found, ruleset_with, throw, write_bundle
 
 from auditor.engine import run_audit
 from auditor.loading import load_bundle
 from auditor.rules import select_rules
 from auditor.rules.dice import played_cents
-from auditor.ruleset import RULESET_DIR, load_ruleset
+from auditor.ruleset import load_ruleset
 
 
 def test_lawful_throws_pass_every_dice_rule(tmp_path: Path) -> None:
@@ -194,13 +194,8 @@ def test_bfr314_seats(tmp_path: Path) -> None:
 def test_bfr303_314_take_the_limits_in_force_on_each_throws_day(tmp_path: Path) -> None:
     """From 2026-03-04 (dated ruleset values) ten seats and asos up to twice the minimum: the same
     bets pass on the day before."""
-    text = (RULESET_DIR / "decret-455-2025.toml").read_text(encoding="utf-8")
-    for name, later in (("table_seats", 10), ("asos_max_multiple", 2)):
-        start = text.index(f"[parameters.{name}]")
-        old = text[start:].split("values = ", 1)[1].split("\n", 1)[0]
-        text = text[:start] + text[start:].replace(old, old[:-2] + f", 2026-03-04 = {later} }}", 1)
-    custom = tmp_path / "dated.toml"
-    custom.write_text(text, encoding="utf-8")
+    custom = ruleset_with(tmp_path / "dated.toml", {"table_seats": ("values = { 2025-12-10 = 12 }", "values = { 2025-12-10 = 12, 2026-03-04 = 10 }"),
+                                                    "asos_max_multiple": ("values = { 2025-12-10 = 6 }", "values = { 2025-12-10 = 6, 2026-03-04 = 2 }")})
     throws = [throw("T1", 1, (5, 5, 5)), throw("T2", 2 * 1440, (5, 5, 5))]  # 2026-03-02, then 03-04; no decision
     bets = [dbet("B1", "T1", seat=11), dbet("B2", "T1", "asos", 3000), dbet("B3", "T2", seat=11), dbet("B4", "T2", "asos", 1500)]
     bundle = load_bundle(write_bundle(tmp_path / "b", dice(throws, bets)))

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import audit, found, write_bundle
+from helpers import audit, found, ruleset_with, write_bundle
 
 from auditor.engine import run_audit
 from auditor.loading import load_bundle
 from auditor.rules import select_rules
-from auditor.ruleset import RULESET_DIR, load_ruleset
+from auditor.ruleset import load_ruleset
 
 DAY = pd.Timestamp("2026-03-20")
 
@@ -86,10 +86,7 @@ def test_trn405_names_the_last_birth_date_of_age(tmp_path: Path, starts: str, bo
 def test_leap_day_anniversary_is_a_ruleset_value(tmp_path: Path, reading: str, adult_on_feb_28: bool, longest_to: str) -> None:
     """29 February's anniversary in a common year: 28 February (the default) or 1 March, for an
     18th birthday (TRN405) and for a year of authorisation (TRN404) alike."""
-    text = (RULESET_DIR / "decret-455-2025.toml").read_text(encoding="utf-8")
-    start = text.index("[parameters.leap_day_anniversary]")
-    custom = tmp_path / "leap.toml"
-    custom.write_text(text[:start] + text[start:].replace('"february_28" }', f'"{reading}" }}', 1), encoding="utf-8")
+    custom = ruleset_with(tmp_path / "leap.toml", {"leap_day_anniversary": ('"february_28" }', f'"{reading}" }}')})
     starts = pd.Timestamp("2026-02-28")
     t = tour(starts_on=starts, notified_on=starts - pd.Timedelta(days=10), authorised_from=starts - pd.Timedelta(days=30), authorised_to=starts)
     one_year = [tour("TR2", starts_on=pd.Timestamp("2024-03-20"), notified_on=pd.Timestamp("2024-03-01"), authorised_from=pd.Timestamp("2024-02-29"),
