@@ -37,8 +37,11 @@ def ruleset_with(path: Path, changes: dict[str, tuple[str, str]]) -> Path:
     text = (RULESET_DIR / "decret-455-2025.toml").read_text(encoding="utf-8")
     for name, (old, new) in changes.items():
         start = text.index(f"[parameters.{name}]")
-        assert old in text[start:], f"{old!r} is not in the ruleset after [parameters.{name}]"
-        text = text[:start] + text[start:].replace(old, new, 1)
+        end = text.find("\n[", start)  # the next section's header, or the end of the file
+        end = len(text) if end < 0 else end
+        section = text[start:end]
+        assert old in section, f"{old!r} is not in the ruleset's [parameters.{name}]"
+        text = text[:start] + section.replace(old, new, 1) + text[end:]
     path.write_text(text, encoding="utf-8")
     return path
 
