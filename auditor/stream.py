@@ -107,7 +107,9 @@ def layout(path: Path) -> Layout:
     """Which tables are audited part group by part group (the round and item tables) and which are
     read whole once. The small tables (tables, layouts, dice sets, tournaments and their entries) are
     read whole however they are stored: a tournament's entries filed under another day than the
-    tournament would otherwise be judged without it."""
+    tournament would otherwise be judged without it. A bundle with no round or item table at all (a
+    day of tournaments only) is then audited whole: what it holds is read whole either way, so
+    refusing it would only fail a pipeline that always asks for `--by-partition`."""
     found, _ = discover(path)
     parts: dict[str, dict[str, Path]] = {}
     static: set[str] = set()
@@ -124,8 +126,6 @@ def layout(path: Path) -> Layout:
     single = sorted(t for t in BIG if t in static)
     if single:
         raise StreamError(f"{', '.join(single)} not partitioned (a directory of Parquet parts): audit the bundle whole")
-    if not parts:
-        raise StreamError("no partitioned table in the bundle: audit it whole")
     return Layout(parts, static)
 
 

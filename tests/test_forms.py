@@ -153,9 +153,9 @@ def write_form(name: str, form: str, out: Path) -> Path:
     return out
 
 
-def audited(bundle: Path, out: Path) -> tuple[Counter, dict[str, object]]:
+def audited(bundle: Path, out: Path, *options: str) -> tuple[Counter, dict[str, object]]:
     """The audit's findings, all but where in a file each was found, and its summary."""
-    result = CliRunner().invoke(app, ["audit", str(bundle), "--out", str(out), "--format", "jsonl"])
+    result = CliRunner().invoke(app, ["audit", str(bundle), "--out", str(out), "--format", "jsonl", *options])
     assert result.exit_code in (0, 1), result.output
     records = [json.loads(line) for line in (out / "violations.jsonl").read_text(encoding="utf-8").splitlines()]
     found = Counter(tuple((k, json.dumps(v)) for k, v in r.items() if k != "source") for r in records)
@@ -173,3 +173,13 @@ def test_a_sample_in_another_form_of_the_format_gives_the_same_findings(tmp_path
     assert other["totals"] == summary["totals"] and other["totals"]["rows_quarantined"] == 0  # type: ignore[index]
     assert other["tables"] == summary["tables"]
     assert other["bundle"]["period"] == summary["bundle"]["period"]  # type: ignore[index]
+
+
+@pytest.mark.parametrize("name", ["chemin-de-fer-broken", "wheel-broken", "dice-broken", "tournaments-broken"])
+def test_a_sample_in_parquet_parts_audited_by_partition_gives_the_same_findings(tmp_path: Path, name: str) -> None:
+    """Tournaments and the small tables are read whole by partition: a bundle of those alone is
+    audited as it would be without `--by-partition`, not refused."""
+    expected, summary = audited(SAMPLES / name, tmp_path / "original")
+    found, other = audited(write_form(name, "partitioned-parquet", tmp_path / "parts"), tmp_path / "out", "--by-partition")
+    assert found == expected
+    assert other["totals"] == summary["totals"] and other["tables"] == summary["tables"]
