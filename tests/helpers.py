@@ -12,6 +12,9 @@ from auditor.rules import select_rules
 from auditor.ruleset import RULESET_DIR, load_ruleset
 from auditor.simulate.writer import write_table
 
+# The shipped sample bundles (`make samples`), which the end-to-end tests audit.
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
 T0 = pd.Timestamp("2026-03-02T20:00:00Z")
 
 

@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from helpers import CDF_TABLE, cdf, coup, stake_row, write_bundle
+from helpers import CDF_TABLE, SAMPLES, cdf, coup, stake_row, write_bundle
 from typer.testing import CliRunner
 
 from auditor.cli import app
@@ -22,7 +22,6 @@ from auditor.cli import app
 pytestmark = pytest.mark.browser
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 ARTEFACTS = Path(__file__).resolve().parent.parent / "reports" / "test-artifacts"
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--hide-scrollbars", "--virtual-time-budget=3000"]
 PAYLOAD = "<img src=x onerror=\"document.title='PWNED'\"><script>document.title='PWNED'</script>"

@@ -9,13 +9,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import cdf, coup, write_bundle
+from helpers import SAMPLES, cdf, coup, write_bundle
 from typer.testing import CliRunner
 
 from auditor.cli import app
 from auditor.rules import REGISTRY
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 runner = CliRunner()
 
 

@@ -22,11 +22,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from helpers import SAMPLES
 from typer.testing import CliRunner
 
 from auditor.cli import app
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 # The format's columns by type (log-format.md); every column named *_cents is an integer too.
 INTEGERS = {"coup_no", "players_seated", "banker_seat", "seat", "slot", "stop_slot", "die1", "die2", "die3", "collect_seq", "paid_seq"}

@@ -16,11 +16,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from helpers import SAMPLES
 from typer.testing import CliRunner
 
 from auditor.cli import app
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 CELLS = ["", " ", "-1", "1e309", "nan", "inf", "9" * 30, "true", "1", "٣", "\u00a0", "\"", "<b>x</b>", "2026-03-01", "0001-01-01T00:00:00Z",
          "9999-12-31T23:59:59Z", "settled", "AS KH 9D", "XX", "[]", "3.0", "+5", "\u2028", "\x85", "a" * 3000]
 JSON_VALUES = [None, 0, -1, 2**70, 1e308, -0.0, 1.5, True, "", "x", [], {"a": None}, "٣", "\u2028"]

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
-from helpers import CDF_TABLE, at, bet, cdf, coup, dice, json_record, spin, stake_row, throw, wheel, write_bundle
+from helpers import CDF_TABLE, SAMPLES, at, bet, cdf, coup, dice, json_record, spin, stake_row, throw, wheel, write_bundle
 from helpers import values as cells
 from typer.testing import CliRunner
 
@@ -32,7 +32,6 @@ from auditor.ruleset import load_ruleset
 from auditor.schema import TABLES
 
 CDF_COUPS = TABLES["cdf_coups"]
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 HEADER = "coup_id,table_id,shoe_id,coup_no,ts,players_seated,banker_id,banker_seat,bank_event,bank_cents,mode,player_id,player_cards,banker_cards,third_face_up,outcome,banker_result_cents,cagnotte_cents,garage_cents,garage_kind,bank_after_cents,stop_card,status"
 GOOD = "C{n},T1,S1,{n},2026-03-01T21:0{n}:05+01:00,5,B1,1,initial,10000,rules,P2,9S 8H,TC 7D,,tie,0,0,0,,10000,false,settled"
@@ -1427,7 +1426,7 @@ def test_jsonl_with_a_bad_line_and_a_number_for_text_is_read_line_by_line(tmp_pa
 
 @pytest.mark.parametrize("sample", ["malformed-log", "casino-month", "casino-month-by-day"])
 def test_loading_tables_in_threads_gives_the_same_bundle(sample: str) -> None:
-    path = Path(__file__).resolve().parent.parent / "samples" / sample
+    path = SAMPLES / sample
     one, two = load_bundle(path, threads=1), load_bundle(path, threads=2)
     assert [vars(f) for f in one.files] == [vars(f) for f in two.files]
     pd.testing.assert_frame_equal(one.quarantine, two.quarantine)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import SAMPLES
 from typer.testing import CliRunner
 
 from auditor.cli import app
@@ -23,7 +24,6 @@ from auditor.schema import REPORTED_ON
 from auditor.spill import KEEP, FindingRuns, per_day
 from auditor.stream import audit_by_partition, layout
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 BY_DAY = SAMPLES / "casino-month-by-day"
 runner = CliRunner()
 
