@@ -570,7 +570,7 @@ def _route(
     group audits (`Strays`: an item with its round, a late round with its time's group) wait for it
     in `waiting`. A part is read no later than every group its rows belong to, so no row's group has
     passed (were one, it is audited now, not dropped)."""
-    codes = clean["_file"].cat.codes.to_numpy()
+    codes = clean["_file"].array.codes
     lines = clean["_line"].to_numpy()
     to = np.empty(len(clean), dtype=np.int64)
     for code, name in enumerate(clean["_file"].cat.categories):

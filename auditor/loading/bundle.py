@@ -210,7 +210,7 @@ def _cell_digests(values: pd.Series) -> np.ndarray:
     missing = values.isna().to_numpy(dtype=bool)
     kind = values.dtype
     if isinstance(kind, pd.CategoricalDtype):
-        codes = values.cat.codes.to_numpy()
+        codes = values.array.codes
         categories = values.cat.categories
         if not len(categories):
             hashed = np.zeros(len(values), dtype=np.uint64)

@@ -1990,16 +1990,16 @@ def exact_frame(table: pa.Table) -> pd.DataFrame:
     `text_categories`. Uses up `table`."""
     flags = [f.name for f in table.schema if pa.types.is_boolean(f.type)]
     nullable = [f.name for f in table.schema if pa.types.is_integer(f.type) and table.column(f.name).null_count]
-    extra = {n: pd.Series(masked_integers(table.column(n))) for n in nullable}
+    extra = {n: pd.Series(masked_integers(table.column(n)), copy=False) for n in nullable}
     # Booleans' bits unpacked by numpy (`bools`), not by Arrow a value at a time (the month's 13M
     # flags: some 25 ms).
     for name in flags:
         column = table.column(name)
         values = bools(column)
-        extra[name] = pd.Series(pd.arrays.BooleanArray(values, bools(pc.is_null(column))) if column.null_count else values)
+        extra[name] = pd.Series(pd.arrays.BooleanArray(values, bools(pc.is_null(column))) if column.null_count else values, copy=False)
     coded = [f.name for f in table.schema if pa.types.is_dictionary(f.type) and _text_names(table.column(f.name))]
     for name in coded:
-        extra[name] = pd.Series(text_categories(table.column(name)))
+        extra[name] = pd.Series(text_categories(table.column(name)), copy=False)
     # One block per column (no consolidating copy), each Arrow column freed once converted.
     frame = table.drop_columns(nullable + flags + coded).to_pandas(split_blocks=True, self_destruct=True)
     del table

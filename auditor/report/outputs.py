@@ -79,7 +79,7 @@ def _json_values(values: pd.Series) -> pa.Array:
         # a finding's rule, name, severity, game and citation (32k findings: 10 -> 1.5 ms).
         names = text_array(pd.Series(values.cat.categories, dtype=object))
         if names is not None:
-            codes = values.cat.codes.to_numpy()
+            codes = values.array.codes
             return pc.fill_null(_json_text(names).take(pa.array(codes, mask=codes < 0)), _NULL)
     text = text_array(values) if is_arrow_text(values) or isinstance(values.dtype, pd.CategoricalDtype) else None
     if text is not None:
