@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import SAMPLES
 
 from auditor.engine import FINDING_COLUMNS, SORT_KEYS, sorted_findings
 
@@ -196,8 +197,6 @@ def test_the_pipelined_audit_is_the_audit_of_the_loaded_bundle() -> None:
     quarantine, figures, the summary and what the report shows, evidence included; on every sample,
     broken and malformed ones too. Of each game's frames it keeps only the rows findings name, but
     for the last turns' (no table left to load after them, and few findings), kept whole."""
-    from pathlib import Path
-
     from auditor.engine import audit_bundle, run_audit
     from auditor.figures import table_figures
     from auditor.loading import load_bundle
@@ -215,9 +214,8 @@ def test_the_pipelined_audit_is_the_audit_of_the_loaded_bundle() -> None:
                 rule["findings"] = list(rule["findings"])  # each finding's fields and evidence, as the template lists them
         return {k: v for k, v in context.items() if k not in ("generated", "game_name", "L")}
 
-    samples = Path(__file__).resolve().parent.parent / "samples"
     let_go: set[str] = set()
-    for path in sorted(p for p in samples.iterdir() if p.is_dir()):
+    for path in sorted(p for p in SAMPLES.iterdir() if p.is_dir()):
         for selected in (select_rules(), select_rules(["CDF", "LOG003"])):
             piped = audit_bundle(path, load_ruleset(), selected, lang="en", workers=2)
             loaded = load_bundle(path)
@@ -252,7 +250,6 @@ def test_a_game_shared_by_two_threads_finds_what_one_thread_finds() -> None:
     """A game's rules taken by two threads at once (`_GameWork`, as a whole audit's threads share the
     last game): every rule run once, the same findings, not-run reasons and figures as one thread."""
     import threading
-    from pathlib import Path
 
     from auditor.engine import _GameWork, _run_game
     from auditor.figures import game_figures
@@ -260,7 +257,7 @@ def test_a_game_shared_by_two_threads_finds_what_one_thread_finds() -> None:
     from auditor.rules import select_rules
     from auditor.ruleset import load_ruleset
 
-    path = Path(__file__).resolve().parent.parent / "samples" / "casino-month"
+    path = SAMPLES / "casino-month"
     rules = [r for r in select_rules() if r.game == "chemin_de_fer"]
     alone_bundle = load_bundle(path)
     alone = _run_game(alone_bundle, load_ruleset(), rules, "en", lambda _m: None, figures=True)
@@ -294,7 +291,6 @@ def test_a_rule_that_fails_is_reported_and_hides_no_other_finding() -> None:
     """A rule raising in the middle of a game its two threads share: its error is recorded, it is
     not counted as run, and every other rule's findings are those of the audit without it."""
     import dataclasses
-    from pathlib import Path
 
     from auditor.engine import audit_bundle
     from auditor.rules import select_rules
@@ -303,7 +299,7 @@ def test_a_rule_that_fails_is_reported_and_hides_no_other_finding() -> None:
     def broken(ctx: object) -> pd.DataFrame:
         raise RuntimeError("a broken rule")
 
-    path = Path(__file__).resolve().parent.parent / "samples" / "casino-month"
+    path = SAMPLES / "casino-month"
     rules = select_rules()
     victim = next(r for r in rules if r.code == "CDF105")
     with_broken = [dataclasses.replace(r, check=broken) if r is victim else r for r in rules]
@@ -368,7 +364,7 @@ def test_a_whole_audit_holds_two_games_tables_at_most(monkeypatch: pytest.Monkey
     from auditor.rules import select_rules
     from auditor.ruleset import load_ruleset
 
-    samples = Path(__file__).resolve().parent.parent / "samples" / "casino-month"
+    samples = SAMPLES / "casino-month"
     events: list[tuple[str, str]] = []
     lock = threading.Lock()
     load_one, let_go = BundleLoad.load_one, BundleLoad.let_go
@@ -415,7 +411,7 @@ def test_a_games_rules_run_beside_the_next_games_install_and_see_their_own_table
     from auditor.rules.base import Context
     from auditor.ruleset import load_ruleset
 
-    samples = Path(__file__).resolve().parent.parent / "samples" / "casino-month"
+    samples = SAMPLES / "casino-month"
     shared, games = BundleLoad(samples).turns()
     assert len(games) == 4
     installed: set[str] = set()
@@ -464,7 +460,7 @@ def test_the_main_thread_waits_for_a_turn_without_spinning(monkeypatch: pytest.M
     from auditor.ruleset import load_ruleset
     from auditor.schema import TABLES
 
-    samples = Path(__file__).resolve().parent.parent / "samples" / "casino-month"
+    samples = SAMPLES / "casino-month"
     _, games = BundleLoad(samples).turns()
     first_game, later = TABLES[games[0][0]].game, set(games[1])
     load_one, wait = BundleLoad.load_one, engine.wait

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from auditor.figures import _sums_by, combine_figures
-from helpers import cdf, coup, lost, won, write_bundle
+from helpers import SAMPLES, cdf, coup, lost, won, write_bundle
 
 
 def _naive(codes: np.ndarray, cents: np.ndarray, n: int) -> list[int]:
@@ -53,15 +53,13 @@ def test_parts_of_a_bundle_combine_exactly_even_past_int64() -> None:
 
 
 def test_figures_worked_out_beside_the_rules_are_the_bundles_own() -> None:
-    from pathlib import Path
-
     from auditor.engine import run_audit
     from auditor.figures import GAME_FIGURES, table_figures
     from auditor.loading import load_bundle
     from auditor.rules import select_rules
     from auditor.ruleset import load_ruleset
 
-    bundle = load_bundle(Path(__file__).resolve().parent.parent / "samples" / "casino-month")
+    bundle = load_bundle(SAMPLES / "casino-month")
     result = run_audit(bundle, load_ruleset(), select_rules(), workers=2)
     # Each game's computed in the thread of its rules, then put together, before any output asks.
     assert all(("figures", game) in bundle._derived for game in GAME_FIGURES) and "table_figures" in bundle._derived

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import CDF_TABLE, cdf, coup, stake_row, write_bundle
+from helpers import CDF_TABLE, SAMPLES, cdf, coup, stake_row, write_bundle
 from typer.testing import CliRunner
 
 from auditor.cli import app
@@ -71,13 +71,12 @@ def test_the_report_s_values_escaped_as_text_are_the_report_markupsafe_escapes(t
 
 
 def test_report_has_verdict_article_and_evidence(tmp_path: Path) -> None:
-    samples = Path(__file__).resolve().parent.parent / "samples"
-    runner.invoke(app, ["audit", str(samples / "chemin-de-fer-broken"), "--out", str(tmp_path)])
+    runner.invoke(app, ["audit", str(SAMPLES / "chemin-de-fer-broken"), "--out", str(tmp_path)])
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "NO CONFORME" in html and "CDF101" in html and "5 per 100" in html
-    digest = hashlib.sha256((samples / "chemin-de-fer-broken" / "cdf_coups.csv").read_bytes()).hexdigest()
+    digest = hashlib.sha256((SAMPLES / "chemin-de-fer-broken" / "cdf_coups.csv").read_bytes()).hexdigest()
     assert "cdf_coups.csv" in html and digest in html
-    runner.invoke(app, ["audit", str(samples / "chemin-de-fer-clean"), "--out", str(tmp_path / "en"), "--lang", "en"])
+    runner.invoke(app, ["audit", str(SAMPLES / "chemin-de-fer-clean"), "--out", str(tmp_path / "en"), "--lang", "en"])
     en = (tmp_path / "en" / "report.html").read_text(encoding="utf-8")
     assert "COMPLIANT" in en and "Per-table figures" in en and "No findings." in en
 
@@ -92,8 +91,7 @@ def test_large_audits_are_capped_per_rule(tmp_path: Path) -> None:
 
 
 def test_junit_has_a_case_per_rule_and_table(tmp_path: Path) -> None:
-    samples = Path(__file__).resolve().parent.parent / "samples"
-    runner.invoke(app, ["audit", str(samples / "wheel-broken"), "--out", str(tmp_path), "--format", "junit"])
+    runner.invoke(app, ["audit", str(SAMPLES / "wheel-broken"), "--out", str(tmp_path), "--format", "junit"])
     root = ET.parse(tmp_path / "junit.xml").getroot()
     cases = root.findall(".//testcase")
     assert int(root.get("tests")) == len(cases) > 12
@@ -106,8 +104,7 @@ def test_junit_failures_hold_every_finding_including_those_that_name_no_table(tm
     import json
     import re
 
-    samples = Path(__file__).resolve().parent.parent / "samples"
-    runner.invoke(app, ["audit", str(samples / sample), "--out", str(tmp_path), "--format", "junit,jsonl"])
+    runner.invoke(app, ["audit", str(SAMPLES / sample), "--out", str(tmp_path), "--format", "junit,jsonl"])
     findings = [json.loads(line) for line in (tmp_path / "violations.jsonl").read_text(encoding="utf-8").splitlines()]
     failures = ET.parse(tmp_path / "junit.xml").getroot().findall(".//failure")
     counted = sum(int(re.match(r"(\d+) finding", f.get("message")).group(1)) for f in failures)  # type: ignore[arg-type, union-attr]
@@ -124,8 +121,7 @@ def test_report_shows_every_rule_with_findings_and_its_total(tmp_path: Path, sam
     import json
     import re
 
-    samples = Path(__file__).resolve().parent.parent / "samples"
-    runner.invoke(app, ["audit", str(samples / sample), "--out", str(tmp_path)])
+    runner.invoke(app, ["audit", str(SAMPLES / sample), "--out", str(tmp_path)])
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     shown = {m[0]: int(m[1]) for m in re.findall(r'<details class="rule" id="(\w+)".*?<summary>.*? — (\d+)</summary>', html, re.S)}
     by_rule = json.loads((tmp_path / "summary.json").read_text())["findings"]["by_rule"]
@@ -241,8 +237,7 @@ def test_the_report_prepared_beside_the_audit_is_the_one_written(tmp_path: Path,
     prepare_outputs({"html", "jsonl"}).join()
     assert html.template.cache_info().currsize == 1
     hits = html.template.cache_info().hits
-    samples = Path(__file__).resolve().parent.parent / "samples"
-    assert runner.invoke(app, ["audit", str(samples / "dice-broken"), "--out", str(tmp_path / "o")]).exit_code == 1
+    assert runner.invoke(app, ["audit", str(SAMPLES / "dice-broken"), "--out", str(tmp_path / "o")]).exit_code == 1
     assert html.template.cache_info().hits > hits and html.template.cache_info().currsize == 1
 
     raised: list[object] = []
@@ -264,8 +259,7 @@ def test_the_evidence_looked_up_ahead_is_the_evidence_shown(tmp_path: Path, monk
     from auditor.rules import select_rules
     from auditor.ruleset import load_ruleset
 
-    samples = Path(__file__).resolve().parent.parent / "samples"
-    result = run_audit(load_bundle(samples / "casino-month"), load_ruleset(), select_rules(), lang="en")
+    result = run_audit(load_bundle(SAMPLES / "casino-month"), load_ruleset(), select_rules(), lang="en")
     summary = build_summary(result, "major")
     ahead = html.Evidence(result, per_rule=3)
     assert len(ahead.shown) and ahead.shown.groupby("rule").size().max() == 3
@@ -334,8 +328,7 @@ def test_violations_written_a_chunk_behind_are_the_lines_written_in_place(tmp_pa
     from auditor.rules import select_rules
     from auditor.ruleset import load_ruleset
 
-    samples = Path(__file__).resolve().parent.parent / "samples"
-    result = run_audit(load_bundle(samples / "casino-month"), load_ruleset(), select_rules(), lang="en")
+    result = run_audit(load_bundle(SAMPLES / "casino-month"), load_ruleset(), select_rules(), lang="en")
     monkeypatch.setattr(outputs, "WRITE_ROWS", 7)
     assert len(result.findings) > 3 * 7  # several chunks
     outputs.write_violations(result, tmp_path / "in_place.jsonl")
@@ -384,8 +377,7 @@ def test_outputs_that_fail_leave_no_file_cut_short_and_none_of_an_earlier_audit(
     from auditor.rules import select_rules
     from auditor.ruleset import load_ruleset
 
-    samples = Path(__file__).resolve().parent.parent / "samples"
-    result = run_audit(load_bundle(samples / "wheel-broken"), load_ruleset(), select_rules(), lang="en")
+    result = run_audit(load_bundle(SAMPLES / "wheel-broken"), load_ruleset(), select_rules(), lang="en")
     assert len(result.findings)
     summary = build_summary(result, "major")
     for name in ["junit.xml", "report.html", "summary.json", "violations.jsonl"]:
