@@ -154,7 +154,10 @@ def write_form(name: str, form: str, out: Path) -> Path:
     return out
 
 
-def audited(bundle: Path, out: Path, *options: str) -> tuple[Counter, dict[str, object]]:
+Audit = tuple[Counter, dict[str, object]]  # an audit's findings (less where in a file) and its summary
+
+
+def audited(bundle: Path, out: Path, *options: str) -> Audit:
     """The audit's findings, all but where in a file each was found, and its summary."""
     result = CliRunner().invoke(app, ["audit", str(bundle), "--out", str(out), "--format", "jsonl", *options])
     assert result.exit_code in (0, 1), result.output
@@ -164,7 +167,6 @@ def audited(bundle: Path, out: Path, *options: str) -> tuple[Counter, dict[str, 
 
 
 BROKEN = ["chemin-de-fer-broken", "wheel-broken", "dice-broken", "tournaments-broken"]
-Audit = tuple[Counter, dict[str, object]]
 
 
 @pytest.fixture(scope="module")
